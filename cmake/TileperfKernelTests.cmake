@@ -1,0 +1,246 @@
+# TileperfKernelTests: the CMake API of tileperf.
+#
+# Registers one CTest test per kernel configuration and architecture. Each
+# test compiles the configuration's TileIR bytecode with tileiras, extracts
+# SASS and resource metrics with cuobjdump, and compares them with a
+# checked-in baseline (see README.md).
+#
+# Settings (cache variables, defaults in brackets):
+#   TILEPERF_ARCHS            architectures per configuration [sm_120;sm_100;sm_90]
+#   TILEPERF_BASELINE_DIR     baselines, one folder per kernel [<top source>/baselines]
+#   TILEPERF_CHECKS_DIR       policy files [<top source>/checks]
+#   TILEPERF_BYTECODE_VERSION TileIR bytecode version of the dump step [13.4]
+#   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [600]
+#   TILEPERF_PYTHON           interpreter with cuda-tile and pytest (FindCudaTile)
+include_guard(GLOBAL)
+
+set(_TILEPERF_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+set(TILEPERF_BASELINE_DIR "${CMAKE_SOURCE_DIR}/baselines" CACHE PATH "tileperf baselines")
+set(TILEPERF_CHECKS_DIR "${CMAKE_SOURCE_DIR}/checks" CACHE PATH "tileperf policy files")
+set(TILEPERF_WORK_DIR "${CMAKE_BINARY_DIR}/tileperf")
+if(NOT DEFINED TILEPERF_ARCHS)
+  set(TILEPERF_ARCHS "sm_120;sm_100;sm_90")
+endif()
+if(NOT DEFINED TILEPERF_BYTECODE_VERSION)
+  set(TILEPERF_BYTECODE_VERSION "13.4")
+endif()
+if(NOT DEFINED TILEPERF_TOOL_TIMEOUT)
+  set(TILEPERF_TOOL_TIMEOUT "600")
+endif()
+
+find_package(CudaTile)
+find_package(Tileiras)
+find_package(Cuobjdump)
+
+set(_TILEPERF_MISSING "")
+foreach(pkg IN ITEMS CudaTile Tileiras Cuobjdump)
+  if(NOT ${pkg}_FOUND)
+    list(APPEND _TILEPERF_MISSING "${pkg}")
+  endif()
+endforeach()
+if(_TILEPERF_MISSING)
+  list(JOIN _TILEPERF_MISSING ", " _tileperf_missing_text)
+  message(WARNING "tileperf: ${_tileperf_missing_text} not found (see the messages above); "
+    "the perf tests will be reported as not run. tools/run check installs everything.")
+endif()
+
+# _tileperf_check_name(<what> <value>): stop unless value matches [A-Za-z0-9_]+.
+function(_tileperf_check_name what value)
+  if(NOT value MATCHES "^[A-Za-z0-9_]+$")
+    message(FATAL_ERROR "tileperf: ${what} name '${value}' must match [A-Za-z0-9_]+")
+  endif()
+endfunction()
+
+# _tileperf_check_unique(<what> <list...>): stop on a repeated entry.
+function(_tileperf_check_unique what)
+  set(seen "")
+  foreach(item IN LISTS ARGN)
+    if(item IN_LIST seen)
+      message(FATAL_ERROR "tileperf: ${what} '${item}' is listed twice")
+    endif()
+    list(APPEND seen "${item}")
+  endforeach()
+endfunction()
+
+# _tileperf_parse(<function> <options> <one-value> <multi-value> <required> ARGN)
+#   cmake_parse_arguments into arg_*, stopping on unknown keywords, keywords
+#   without values and missing required keywords.
+macro(_tileperf_parse fn options one multi required)
+  cmake_parse_arguments(arg "${options}" "${one}" "${multi}" ${ARGN})
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${fn}: unknown argument(s): ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${fn}: keyword(s) without a value: ${arg_KEYWORDS_MISSING_VALUES}")
+  endif()
+  foreach(_tileperf_kw IN ITEMS ${required})
+    if(NOT DEFINED arg_${_tileperf_kw})
+      message(FATAL_ERROR "${fn}: required argument ${_tileperf_kw} is missing")
+    endif()
+  endforeach()
+endmacro()
+
+# _tileperf_skip_command(<out-var>): a test command that reports why it cannot run.
+function(_tileperf_skip_command out)
+  list(JOIN _TILEPERF_MISSING ", " missing)
+  set(${out} sh -c "echo 'tileperf: not run: ${missing} not found at configure time; run tools/run check or see the configure log'; exit 77" PARENT_SCOPE)
+endfunction()
+
+# _tileperf_add_dump(NAME <test> SOURCE <py> OUT_DIR <dir> FIXTURE <fixture>
+#                    CONFIGS <cfg>... LABELS <label>... [REQUIRES <fixture>])
+#   A test that exports the configurations of SOURCE to <OUT_DIR>/<cfg>.tileirbc
+#   through pytest. It sets up FIXTURE for the tests that compile the bytecode.
+function(_tileperf_add_dump)
+  _tileperf_parse(_tileperf_add_dump "" "NAME;SOURCE;OUT_DIR;FIXTURE;REQUIRES"
+    "CONFIGS;LABELS" "NAME;SOURCE;OUT_DIR;FIXTURE;CONFIGS" ${ARGN})
+  list(JOIN arg_CONFIGS "," configs)
+  add_test(NAME "${arg_NAME}"
+    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${TILEPERF_PYTHON_DIR}"
+      "${CudaTile_PYTHON}" -m pytest -q -p no:cacheprovider -p tileperf_dump.plugin
+      --rootdir "${TILEPERF_PYTHON_DIR}/tileperf_dump"
+      "${TILEPERF_PYTHON_DIR}/tileperf_dump/dump_driver.py"
+      "--tileperf-source=${arg_SOURCE}" "--tileperf-configs=${configs}"
+      "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}")
+  set_tests_properties("${arg_NAME}" PROPERTIES
+    FIXTURES_SETUP "${arg_FIXTURE}" LABELS "${arg_LABELS}" TIMEOUT 600)
+  if(arg_REQUIRES)
+    set_tests_properties("${arg_NAME}" PROPERTIES FIXTURES_REQUIRED "${arg_REQUIRES}")
+  endif()
+endfunction()
+
+# _tileperf_check_command(<out-var> KERNEL <k> CONFIG <c> ARCH <a> BYTECODE <file>
+#                         WORK_DIR <dir> BASELINE <file> CHECKS_DIR <dir> [EXTRA <arg>...])
+#   The `tileperf check` command line of one test.
+function(_tileperf_check_command out)
+  _tileperf_parse(_tileperf_check_command ""
+    "KERNEL;CONFIG;ARCH;BYTECODE;WORK_DIR;BASELINE;CHECKS_DIR" "EXTRA"
+    "KERNEL;CONFIG;ARCH;BYTECODE;WORK_DIR;BASELINE;CHECKS_DIR" ${ARGN})
+  set(filter "^perf\\.${arg_KERNEL}\\.${arg_CONFIG}\\.${arg_ARCH}$")
+  set(${out}
+    "$<TARGET_FILE:tileperf::tileperf>" check
+    --kernel "${arg_KERNEL}" --config "${arg_CONFIG}" --arch "${arg_ARCH}"
+    --bytecode "${arg_BYTECODE}" --work-dir "${arg_WORK_DIR}"
+    --baseline "${arg_BASELINE}" --checks "${arg_CHECKS_DIR}"
+    --tileiras "${Tileiras_EXECUTABLE}" --cuobjdump "${Cuobjdump_EXECUTABLE}"
+    --timeout "${TILEPERF_TOOL_TIMEOUT}"
+    --update-command "TILEPERF_FILTER='${filter}' cmake --build ${CMAKE_BINARY_DIR} --target update_baselines"
+    ${arg_EXTRA}
+    PARENT_SCOPE)
+endfunction()
+
+# tileperf_add_kernel_tests
+# -------------------------
+# Registers the perf tests of one cuTile kernel file: a dump test
+# `dump.<kernel>` that exports every listed configuration to TileIR bytecode,
+# and one test `perf.<kernel>.<config>.<arch>` per configuration and
+# architecture, labelled `perf`, the architecture and the kernel.
+#
+# Parameters:
+#   KERNEL <name>        kernel name, [A-Za-z0-9_]+; names the tests and the
+#                        baseline folder. Required.
+#   SOURCE <file.py>     the kernel file; it defines CONFIGS (see
+#                        tools/tileperf_dump). Default: <KERNEL>.py in the
+#                        current source folder.
+#   CONFIGS <name>...    configurations (keys of CONFIGS) to check. Required.
+#   ARCHS <sm_XX>...     architectures. Default: TILEPERF_ARCHS.
+#   BASELINE_DIR <dir>   where <config>.<arch>.json baselines live.
+#                        Default: TILEPERF_BASELINE_DIR/<KERNEL>.
+#   CHECKS_DIR <dir>     policy files. Default: TILEPERF_CHECKS_DIR.
+#   LABELS <label>...    extra labels for every test.
+#
+# Usage:
+#   tileperf_add_kernel_tests(KERNEL softmax CONFIGS f16_1024 f32_4096
+#                             ARCHS sm_120 sm_90)
+#
+# Stops the configure step on unknown keywords, missing arguments, repeated
+# kernels, configurations or architectures, and malformed names.
+function(tileperf_add_kernel_tests)
+  _tileperf_parse(tileperf_add_kernel_tests ""
+    "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS" "KERNEL;CONFIGS" ${ARGN})
+  set(kernel "${arg_KERNEL}")
+  _tileperf_check_name(kernel "${kernel}")
+  foreach(config IN LISTS arg_CONFIGS)
+    _tileperf_check_name(configuration "${config}")
+  endforeach()
+  _tileperf_check_unique("configuration" ${arg_CONFIGS})
+
+  if(NOT DEFINED arg_ARCHS)
+    set(arg_ARCHS ${TILEPERF_ARCHS})
+  endif()
+  foreach(arch IN LISTS arg_ARCHS)
+    if(NOT arch MATCHES "^sm_[0-9]+[a-z]?$")
+      message(FATAL_ERROR "tileperf_add_kernel_tests: architecture '${arch}' must look like sm_120")
+    endif()
+  endforeach()
+  _tileperf_check_unique("architecture" ${arg_ARCHS})
+
+  get_property(kernels GLOBAL PROPERTY TILEPERF_KERNELS)
+  if(kernel IN_LIST kernels)
+    message(FATAL_ERROR "tileperf_add_kernel_tests: kernel '${kernel}' is registered twice")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY TILEPERF_KERNELS "${kernel}")
+
+  if(NOT DEFINED arg_SOURCE)
+    set(arg_SOURCE "${kernel}.py")
+  endif()
+  get_filename_component(source "${arg_SOURCE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${source}")
+    message(FATAL_ERROR "tileperf_add_kernel_tests: SOURCE '${source}' does not exist")
+  endif()
+  if(NOT DEFINED arg_BASELINE_DIR)
+    set(arg_BASELINE_DIR "${TILEPERF_BASELINE_DIR}/${kernel}")
+  endif()
+  if(NOT DEFINED arg_CHECKS_DIR)
+    set(arg_CHECKS_DIR "${TILEPERF_CHECKS_DIR}")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY TILEPERF_REGISTRATIONS
+    "${kernel}|${source}|${arg_CONFIGS}|${arg_ARCHS}")
+
+  set(work "${TILEPERF_WORK_DIR}/${kernel}")
+  set(fixture "tileperf.dump.${kernel}")
+  if(NOT _TILEPERF_MISSING)
+    _tileperf_add_dump(NAME "dump.${kernel}" SOURCE "${source}" OUT_DIR "${work}"
+      FIXTURE "${fixture}" CONFIGS ${arg_CONFIGS} LABELS perf dump "${kernel}" ${arg_LABELS})
+  endif()
+  foreach(config IN LISTS arg_CONFIGS)
+    foreach(arch IN LISTS arg_ARCHS)
+      set(test "perf.${kernel}.${config}.${arch}")
+      if(_TILEPERF_MISSING)
+        _tileperf_skip_command(command)
+      else()
+        _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${config}" ARCH "${arch}"
+          BYTECODE "${work}/${config}.tileirbc" WORK_DIR "${work}"
+          BASELINE "${arg_BASELINE_DIR}/${config}.${arch}.json" CHECKS_DIR "${arg_CHECKS_DIR}")
+      endif()
+      add_test(NAME "${test}" COMMAND ${command})
+      set_tests_properties("${test}" PROPERTIES
+        LABELS "perf;${arch};${kernel};${arg_LABELS}"
+        SKIP_RETURN_CODE 77
+        FIXTURES_REQUIRED "${fixture}"
+        TIMEOUT 900)
+    endforeach()
+  endforeach()
+endfunction()
+
+# tileperf_add_update_target
+# --------------------------
+# Adds the build target `update_baselines` (once): it reruns the perf tests
+# with TILEPERF_UPDATE_BASELINES=1, so that each writes its baseline
+# atomically instead of comparing. Environment at build time:
+#   TILEPERF_FILTER   regex of test names to update (ctest -R)
+#   TILEPERF_LABEL    label of tests to update (ctest -L), besides `perf`
+function(tileperf_add_update_target)
+  if(TARGET update_baselines)
+    return()
+  endif()
+  add_custom_target(update_baselines
+    COMMAND "${CMAKE_COMMAND}"
+      "-DCTEST_COMMAND=${CMAKE_CTEST_COMMAND}"
+      "-DBUILD_DIR=${CMAKE_BINARY_DIR}"
+      "-DTILEPERF=$<TARGET_FILE:tileperf::tileperf>"
+      "-DWORK_DIR=${TILEPERF_WORK_DIR}"
+      -P "${_TILEPERF_CMAKE_DIR}/TileperfUpdateBaselines.cmake"
+    DEPENDS tileperf::tileperf
+    USES_TERMINAL
+    COMMENT "Rewriting tileperf baselines from fresh metrics")
+endfunction()

@@ -1,0 +1,32 @@
+# Shared by the Find modules: where the PyPI wheels of the CUDA tools put
+# their executables (site-packages/nvidia/cu13/bin) for a given interpreter.
+include_guard(GLOBAL)
+
+# _tileperf_wheel_bin_dir(<out-var> <python>)
+#   Sets <out-var> to the wheels' bin folder, or to "" when <python> has none.
+function(_tileperf_wheel_bin_dir out python)
+  set(dir "")
+  if(python)
+    execute_process(
+      COMMAND "${python}" -c
+        "import os, nvidia.cu13 as m; print(os.path.join(list(m.__path__)[0], 'bin'))"
+      OUTPUT_VARIABLE dir OUTPUT_STRIP_TRAILING_WHITESPACE
+      ERROR_QUIET RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      set(dir "")
+    endif()
+  endif()
+  set(${out} "${dir}" PARENT_SCOPE)
+endfunction()
+
+# _tileperf_tool_version(<out-var> <executable>)
+#   "13.4.92" from the "release 13.4, V13.4.92" line of `<executable> --version`.
+function(_tileperf_tool_version out exe)
+  execute_process(COMMAND "${exe}" --version
+    OUTPUT_VARIABLE text ERROR_VARIABLE text RESULT_VARIABLE rc)
+  set(version "")
+  if(rc EQUAL 0 AND text MATCHES "release [0-9.]+, V([0-9]+\\.[0-9]+\\.[0-9]+)")
+    set(version "${CMAKE_MATCH_1}")
+  endif()
+  set(${out} "${version}" PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,232 @@
+// tileperf check: the command behind each perf.<kernel>.<config>.<arch> test.
+//
+// bytecode --tileiras--> cubin + remarks --cuobjdump--> SASS, resource usage
+// --> metrics JSON --> compared with the baseline (or written to it in update
+// mode) --> result JSON and a report.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "compare.h"
+#include "error.h"
+#include "metrics.h"
+#include "pipeline.h"
+#include "policy.h"
+#include "report.h"
+#include "result.h"
+#include "text.h"
+#include "toolchain.h"
+
+namespace tileperf {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct CheckOptions {
+  TestId id;
+  std::string bytecode, dump_info, work_dir, baseline, checks = "checks";
+  std::string update_command = "cmake --build <build-dir> --target update_baselines";
+  Toolchain tc;
+  bool update = false, exact = false, verbose = false;
+
+  std::string prefix() const { return (fs::path(work_dir) / (id.config + "." + id.arch)).string(); }
+};
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+bool update_requested() {
+  const char* v = std::getenv("TILEPERF_UPDATE_BASELINES");
+  return v && *v && std::string(v) != "0";
+}
+
+// What the dump step recorded: cuTile version, bytecode version, its time.
+nlohmann::json read_dump_info(const CheckOptions& o) {
+  if (!fs::exists(o.bytecode)) {
+    throw InputError(o.bytecode, 0, "bytecode not found: the dump step for this kernel did not run "
+                                    "or failed (see the dump.* test)");
+  }
+  if (!fs::exists(o.dump_info)) throw InputError(o.dump_info, 0, "dump record not found");
+  return parse_json(read_file(o.dump_info), o.dump_info);
+}
+
+Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& result) {
+  auto archs = tileiras_architectures(o.tc.tileiras);
+  if (std::find(archs.begin(), archs.end(), o.id.arch) == archs.end()) {
+    throw SkipError(fmt::format("{} is not supported by {} (it knows: {})", o.id.arch,
+                                o.tc.tileiras, fmt::join(archs, " ")));
+  }
+  Metrics m;
+  m.id = o.id;
+  m.toolchain["tileiras"] = tool_version(o.tc.tileiras);
+  m.toolchain["cuobjdump"] = tool_version(o.tc.cuobjdump);
+  m.toolchain["cuda_tile"] = dump.value("cuda_tile", "unknown");
+  m.toolchain["bytecode"] = dump.value("bytecode_version", "unknown");
+  m.flags["tileiras"] = tileiras_flags(o.id.arch);
+  m.flags["cuobjdump"] = {std::begin(kSassArgs)[0], std::begin(kResUsageArgs)[0]};
+  m.generator = std::string("tileperf ") + TILEPERF_VERSION;
+
+  fs::create_directories(o.work_dir);
+  std::string cubin = o.prefix() + ".cubin";
+  auto compiled = compile_bytecode(o.tc, o.bytecode, o.id.arch, cubin, o.prefix() + ".remarks.yaml");
+  result.seconds["dump"] = dump.value("seconds", 0.0);
+  result.seconds["compile"] = compiled.seconds;
+
+  auto t = Clock::now();
+  m.values = metrics_from(run_tool_outputs(o.tc, cubin, o.prefix()), cubin);
+  write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m));
+  result.seconds["extract"] = since(t);
+  for (const auto& k : {"sass.instructions", "sass.mufu", "regs", "local.bytes", "cubin.bytes"}) {
+    result.key_metrics[k] = m.get(k);
+  }
+  return m;
+}
+
+bool same_toolchain(const Metrics& a, const Metrics& b) {
+  return a.toolchain == b.toolchain && a.flags == b.flags;
+}
+
+std::string toolchain_text(const Metrics& m) {
+  std::string out;
+  for (const auto& [tool, version] : m.toolchain) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", tool, version);
+  }
+  return out;
+}
+
+int update_baseline(const CheckOptions& o, Metrics current, TestResult& result) {
+  current.generator = fmt::format("tileperf {} update_baselines", TILEPERF_VERSION);
+  if (fs::exists(o.baseline)) {
+    Metrics old = read_metrics(o.baseline);
+    Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
+    Comparison c = compare_metrics(old, current, policy, /*exact=*/true);
+    if (c.changed() == 0 && same_toolchain(old, current) && old.generator == current.generator) {
+      result.state = "unchanged";
+      return kExitOk;
+    }
+    result.set_diff(c);
+    result.state = "updated";
+    result.message = fmt::format("{} metric(s) moved", c.changed());
+    if (!same_toolchain(old, current)) {
+      result.message += fmt::format("; toolchain was: {}", toolchain_text(old));
+    }
+    std::cout << format_diff_table(c, o.verbose);
+  } else {
+    result.state = "created";
+  }
+  write_file_atomic(o.baseline, to_json_text(current));
+  return kExitOk;
+}
+
+int compare_with_baseline(const CheckOptions& o, const Metrics& current, TestResult& result) {
+  if (!fs::exists(o.baseline)) {
+    result.state = "new";
+    result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
+                                 o.update_command);
+    return kExitNew;
+  }
+  auto t = Clock::now();
+  Metrics baseline = read_metrics(o.baseline);
+  if (!same_toolchain(baseline, current)) {
+    result.state = "toolchain changed";
+    result.message = fmt::format("baseline made with {}; now {}; review and update with: {}",
+                                 toolchain_text(baseline), toolchain_text(current),
+                                 o.update_command);
+    return kExitToolchainChanged;
+  }
+  Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
+  Comparison c = compare_metrics(baseline, current, policy, o.exact);
+  result.seconds["compare"] = since(t);
+  result.set_diff(c);
+  result.state = state_name(c.state);
+  auto regressed = c.with_verdict(Verdict::kRegressed);
+  if (!regressed.empty()) {
+    std::string names;
+    for (auto* d : regressed) names += (names.empty() ? "" : ", ") + d->name;
+    result.message = "over the limit: " + names;
+  } else if (c.state == TestState::kImproved) {
+    result.message = "improved beyond tolerance; tighten the baseline with: " + o.update_command;
+  }
+  std::cout << format_diff_table(c, o.verbose);
+  return c.state == TestState::kRegressed ? kExitRegression : kExitOk;
+}
+
+std::string timing_text(const TestResult& r) {
+  std::string out;
+  for (const auto& step : {"dump", "compile", "extract", "compare"}) {
+    auto it = r.seconds.find(step);
+    if (it != r.seconds.end()) out += fmt::format("{}{} {:.2f}s", out.empty() ? "" : ", ", step, it->second);
+  }
+  return out;
+}
+
+void finish(const CheckOptions& o, TestResult& result, bool print_message = true) {
+  write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n");
+  std::string metrics;
+  for (const auto& [k, v] : result.key_metrics) metrics += fmt::format(" {}={}", k, v);
+  fmt::print("{}: {}{} ({})\n", result.id.name(), result.state, metrics, timing_text(result));
+  if (print_message && !result.message.empty()) fmt::print("  {}\n", result.message);
+}
+
+int check(const CheckOptions& o, TestResult& result) {
+  nlohmann::json dump = read_dump_info(o);
+  Metrics current = measure(o, dump, result);
+  return o.update ? update_baseline(o, current, result) : compare_with_baseline(o, current, result);
+}
+
+}  // namespace
+
+int run_check(const Args& args) {
+  CLI::App app("Compile one kernel configuration for one architecture, extract its metrics and "
+               "compare them with the baseline (or rewrite the baseline with --update or "
+               "TILEPERF_UPDATE_BASELINES=1).",
+               "check");
+  CheckOptions o;
+  app.add_option("--kernel", o.id.kernel, "kernel name")->required();
+  app.add_option("--config", o.id.config, "configuration name")->required();
+  app.add_option("--arch", o.id.arch, "target architecture, e.g. sm_120")->required();
+  app.add_option("--bytecode", o.bytecode, "TileIR bytecode of the configuration")->required();
+  app.add_option("--dump-info", o.dump_info, "dump record (default: <bytecode>.json)");
+  app.add_option("--work-dir", o.work_dir, "folder for the cubin, listings and results")->required();
+  app.add_option("--baseline", o.baseline, "baseline metrics JSON")->required();
+  app.add_option("--checks", o.checks, "folder of policy files")->capture_default_str();
+  app.add_option("--tileiras", o.tc.tileiras, "tileiras executable")->required();
+  app.add_option("--cuobjdump", o.tc.cuobjdump, "cuobjdump executable")->required();
+  app.add_option("--timeout", o.tc.timeout_seconds, "seconds before a tool counts as hung")
+      ->capture_default_str();
+  app.add_option("--update-command", o.update_command, "command shown to create baselines");
+  app.add_flag("--update", o.update, "write the baseline instead of comparing");
+  app.add_flag("--exact", o.exact, "fail on any change of any metric");
+  app.add_flag("-v,--verbose", o.verbose, "list every metric that moved");
+  if (parse_args(app, args)) return kExitOk;
+  validate_test_id(o.id);
+  if (o.dump_info.empty()) o.dump_info = o.bytecode + ".json";
+  o.update = o.update || update_requested();
+
+  TestResult result;
+  result.id = o.id;
+  try {
+    result.exit_code = check(o, result);
+  } catch (const Error& e) {
+    result.state = state_for_exit(e.code());
+    result.exit_code = e.code();
+    result.message = e.what();
+    std::error_code ignored;
+    fs::create_directories(o.work_dir, ignored);
+    finish(o, result, /*print_message=*/false);  // main() prints the error itself
+    throw;
+  }
+  finish(o, result);
+  return result.exit_code;
+}
+
+}  // namespace tileperf

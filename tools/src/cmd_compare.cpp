@@ -1,0 +1,43 @@
+// tileperf compare: a metrics JSON against its baseline.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "compare.h"
+#include "error.h"
+#include "metrics.h"
+#include "policy.h"
+#include "report.h"
+
+namespace tileperf {
+
+int run_compare(const Args& args) {
+  CLI::App app("Compare current metrics with a baseline. Exit 3 on a regression, 5 when the "
+               "baseline does not exist.",
+               "compare");
+  std::string baseline_path, current_path, checks = "checks";
+  bool exact = false, verbose = false;
+  app.add_option("baseline", baseline_path, "baseline metrics JSON")->required();
+  app.add_option("current", current_path, "current metrics JSON")->required();
+  app.add_option("--checks", checks, "folder of policy files")->capture_default_str();
+  app.add_flag("--exact", exact, "fail on any change of any metric, informational ones included");
+  app.add_flag("-v,--verbose", verbose, "list every metric that moved");
+  if (parse_args(app, args)) return kExitOk;
+
+  Metrics current = read_metrics(current_path);
+  if (!std::filesystem::exists(baseline_path)) {
+    fmt::print("{}: new (no baseline at {})\n", current.id.name(), baseline_path);
+    return kExitNew;
+  }
+  Metrics baseline = read_metrics(baseline_path);
+  Policy policy = load_policy(checks, current.id.kernel, current.id.config);
+  Comparison c = compare_metrics(baseline, current, policy, exact);
+  fmt::print("{}: {}\n{}", current.id.name(), state_name(c.state), format_diff_table(c, verbose));
+  return c.state == TestState::kRegressed ? kExitRegression : kExitOk;
+}
+
+}  // namespace tileperf

@@ -1,0 +1,68 @@
+// tileperf summary: one line per test from the result files a run left.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "error.h"
+#include "metrics.h"
+#include "result.h"
+#include "text.h"
+
+namespace tileperf {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<TestResult> collect(const std::vector<std::string>& dirs) {
+  std::vector<TestResult> results;
+  for (const auto& dir : dirs) {
+    if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a folder");
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      const std::string path = entry.path().string();
+      if (!entry.is_regular_file() || !path.ends_with(".result.json")) continue;
+      results.push_back(result_from_json(parse_json(read_file(path), path), path));
+    }
+  }
+  std::sort(results.begin(), results.end(),
+            [](const auto& a, const auto& b) { return a.id.name() < b.id.name(); });
+  return results;
+}
+
+std::string metrics_text(const TestResult& r) {
+  std::string out;
+  for (const auto& [k, v] : r.key_metrics) out += fmt::format(" {}={}", k, v);
+  return out;
+}
+
+}  // namespace
+
+int run_summary(const Args& args) {
+  CLI::App app("Print one line per test (name, state, key metrics) from the *.result.json files "
+               "under the given folders, then the count of each state.",
+               "summary");
+  std::vector<std::string> dirs;
+  app.add_option("dirs", dirs, "folders to search")->required();
+  if (parse_args(app, args)) return kExitOk;
+
+  auto results = collect(dirs);
+  std::size_t width = 0;
+  for (const auto& r : results) width = std::max(width, r.id.name().size());
+  std::map<std::string, int> states;
+  for (const auto& r : results) {
+    fmt::print("{:<{}}  {:<17}{}\n", r.id.name(), width, r.state, metrics_text(r));
+    ++states[r.state];
+  }
+  std::string counts;
+  for (const auto& [state, n] : states) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, state);
+  fmt::print("{} tests: {}\n", results.size(), counts.empty() ? "none" : counts);
+  return kExitOk;
+}
+
+}  // namespace tileperf

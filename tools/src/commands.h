@@ -1,0 +1,24 @@
+// The subcommands of `tileperf`, each a handler taking its own arguments.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace tileperf {
+
+using Args = std::vector<std::string>;  // arguments after the subcommand name
+
+int run_extract(const Args& args);
+int run_compare(const Args& args);
+int run_check(const Args& args);
+int run_summary(const Args& args);
+
+// Parses `args` with `app`; --help prints usage and returns true (caller
+// exits 0); bad arguments throw UsageError.
+bool parse_args(CLI::App& app, const Args& args);
+
+}  // namespace tileperf

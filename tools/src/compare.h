@@ -1,0 +1,46 @@
+// Comparison of current metrics with a baseline under a policy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metrics.h"
+#include "policy.h"
+
+namespace tileperf {
+
+enum class Change { kUnchanged, kChanged, kNew, kRemoved };
+enum class Verdict { kOk, kImproved, kRegressed, kInfo };
+
+struct MetricDiff {
+  std::string name;
+  std::int64_t baseline = 0;  // 0 when the baseline lacks the metric
+  std::int64_t current = 0;   // 0 when the current run lacks it
+  Change change = Change::kUnchanged;
+  Direction direction = Direction::kInfo;
+  double limit = 0;  // allowed change in the bad direction
+  Verdict verdict = Verdict::kOk;
+
+  std::int64_t delta() const { return current - baseline; }
+  // Signed percent change; +inf when the baseline is 0 and current is not.
+  double percent() const;
+};
+
+enum class TestState { kPass, kImproved, kRegressed };
+
+struct Comparison {
+  std::vector<MetricDiff> diffs;  // every metric of either side, sorted by impact
+  TestState state = TestState::kPass;
+  std::size_t changed() const;
+  std::vector<const MetricDiff*> with_verdict(Verdict v) const;
+};
+
+// With `exact`, any change of any metric, informational ones included,
+// counts as a regression (used to prove that an edit moves nothing).
+Comparison compare_metrics(const Metrics& baseline, const Metrics& current,
+                           const Policy& policy, bool exact = false);
+
+const char* state_name(TestState s);
+
+}  // namespace tileperf

@@ -1,0 +1,40 @@
+// Minimal reader for cubin files (ELF64, little-endian): section names,
+// types, offsets and sizes, enough for the size metrics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tileperf {
+
+struct ElfSection {
+  std::string name;
+  std::uint32_t type = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  bool has_file_data() const { return type != 8 /* SHT_NOBITS */ && type != 0; }
+  bool is_debug() const { return name.find("debug") != std::string::npos; }
+  bool is_text() const { return name == ".text" || name.rfind(".text.", 0) == 0; }
+};
+
+struct ElfFile {
+  std::uint64_t file_size = 0;
+  std::uint64_t header_bytes = 0;          // ELF header + program header table
+  std::uint64_t section_header_size = 0;   // bytes per section header entry
+  std::vector<ElfSection> sections;
+};
+
+// Throws InputError naming `filename` (with the byte offset) when the data is
+// not a complete ELF64 little-endian file.
+ElfFile parse_elf(const std::string& data, const std::string& filename);
+
+// Size of the cubin with its debug-information sections removed: headers,
+// the non-debug sections' section-header entries, and every byte covered by
+// a non-debug section. Stable when only line numbers or source paths change.
+std::uint64_t cubin_bytes_without_debug(const ElfFile& elf);
+
+// Total size of the executable code sections (.text.<function>).
+std::uint64_t text_bytes(const ElfFile& elf);
+
+}  // namespace tileperf

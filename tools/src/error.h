@@ -1,0 +1,71 @@
+// Errors and exit codes shared by every tileperf subcommand.
+//
+// One error path: each failure is an exception carrying its exit code; main()
+// prints it as `tileperf: error: FILE:LINE: what is wrong`, followed by the
+// offending input line where there is one.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tileperf {
+
+// Exit codes (fixed interface, see README).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInternal = 1,
+  kExitBadInput = 2,    // bad usage or malformed input
+  kExitRegression = 3,  // a gated metric regressed or a check broke
+  kExitToolchain = 4,   // tileiras/cuobjdump crashed, hung or reported an error
+  kExitNew = 5,         // no baseline for this test yet
+  kExitToolchainChanged = 6,  // baseline made by other tool versions
+  kExitSkipped = 77,    // tool or architecture unavailable (CTest: Not Run)
+};
+
+// Base class: a message and the exit code it maps to.
+class Error : public std::runtime_error {
+ public:
+  Error(ExitCode code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
+  ExitCode code() const { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+// Malformed input at a known place. line 0 means "the whole file".
+class InputError : public Error {
+ public:
+  InputError(std::string file, int line, const std::string& message,
+             std::string source_line = {});
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& source_line() const { return source_line_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string source_line_;
+};
+
+class UsageError : public Error {
+ public:
+  explicit UsageError(const std::string& message) : Error(kExitBadInput, message) {}
+};
+
+// An external tool failed: crash, hang, non-zero exit, or "error:" output.
+class ToolError : public Error {
+ public:
+  explicit ToolError(const std::string& message) : Error(kExitToolchain, message) {}
+};
+
+// The test cannot run here (tool missing, architecture unsupported).
+class SkipError : public Error {
+ public:
+  explicit SkipError(const std::string& message) : Error(kExitSkipped, message) {}
+};
+
+// Formats an error for the terminal, including the offending line.
+std::string format_error(const std::exception& e);
+
+}  // namespace tileperf

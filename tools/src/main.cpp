@@ -1,0 +1,110 @@
+// tileperf: a deterministic performance-regression gate for cuTile kernels.
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "error.h"
+
+namespace tileperf {
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  const char* description;
+  int (*handler)(const Args&);
+};
+
+const Subcommand kSubcommands[] = {
+    {"check", "compile one kernel configuration, extract its metrics, compare with its baseline",
+     run_check},
+    {"extract", "metrics JSON from a cubin (and optionally captured cuobjdump output)",
+     run_extract},
+    {"compare", "compare a metrics JSON with a baseline under the policies in checks/",
+     run_compare},
+    {"summary", "one line per test from the results a run left behind", run_summary},
+};
+
+void print_help() {
+  std::cout << "usage: tileperf <subcommand> [options]\n\n"
+               "Catches code-generation regressions in cuTile kernels from compiler output.\n\n"
+               "subcommands:\n";
+  for (const auto& s : kSubcommands) fmt::print("  {:<9} {}\n", s.name, s.description);
+  std::cout << "\n'tileperf <subcommand> --help' describes its options.\n"
+               "exit codes: 0 ok, 1 internal error, 2 bad usage or input, 3 regression,\n"
+               "4 toolchain failure, 5 no baseline yet, 6 toolchain changed, 77 skipped\n";
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+const Subcommand* find_subcommand(const std::string& name) {
+  for (const auto& s : kSubcommands) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+std::string unknown_subcommand(const std::string& name) {
+  const Subcommand* best = nullptr;
+  std::size_t best_distance = 3;  // suggest only close matches
+  for (const auto& s : kSubcommands) {
+    std::size_t d = edit_distance(name, s.name);
+    if (d < best_distance) best = &s, best_distance = d;
+  }
+  std::string msg = "unknown subcommand '" + name + "'";
+  if (best) msg += fmt::format(", did you mean '{}'?", best->name);
+  return msg + " (see 'tileperf --help')";
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    print_help();
+    return kExitBadInput;
+  }
+  std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_help();
+    return kExitOk;
+  }
+  if (name == "--version") {
+    std::cout << "tileperf " << TILEPERF_VERSION << "\n";
+    return kExitOk;
+  }
+  const Subcommand* sub = find_subcommand(name);
+  if (!sub) throw UsageError(unknown_subcommand(name));
+  return sub->handler(Args(argv + 2, argv + argc));
+}
+
+}  // namespace
+
+}  // namespace tileperf
+
+int main(int argc, char** argv) {
+  try {
+    return tileperf::dispatch(argc, argv);
+  } catch (const tileperf::Error& e) {
+    std::cerr << tileperf::format_error(e);
+    return e.code();
+  } catch (const std::exception& e) {
+    std::cerr << "tileperf: internal error: " << e.what() << "\n";
+    return tileperf::kExitInternal;
+  }
+}

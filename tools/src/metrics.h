@@ -1,0 +1,44 @@
+// The metrics model: named integer metrics plus provenance (test identity,
+// tool versions, flags, generator), read from and written to JSON with
+// sorted keys so that baseline diffs show exactly what moved.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tileperf {
+
+inline constexpr const char* kMetricsFormat = "tileperf-metrics/1";
+
+struct TestId {
+  std::string kernel;
+  std::string config;
+  std::string arch;
+  std::string name() const { return "perf." + kernel + "." + config + "." + arch; }
+};
+
+struct Metrics {
+  TestId id;
+  std::map<std::string, std::string> toolchain;  // tool -> version
+  nlohmann::json flags = nlohmann::json::object();  // tool -> argument list
+  std::string generator;
+  std::map<std::string, std::int64_t> values;
+
+  std::int64_t get(const std::string& name) const;  // 0 when absent
+};
+
+// Validates names: [A-Za-z0-9_]+ for kernel and config, sm_<digits> for arch.
+void validate_test_id(const TestId& id);
+
+nlohmann::json to_json(const Metrics& m);
+std::string to_json_text(const Metrics& m);  // stable: sorted keys, 2-space indent, final newline
+Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename);
+Metrics read_metrics(const std::string& path);  // InputError names file and line
+
+// Parses JSON text; syntax errors become InputError with file and line.
+nlohmann::json parse_json(const std::string& text, const std::string& filename);
+
+}  // namespace tileperf

@@ -1,0 +1,106 @@
+#include "report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace tileperf {
+
+namespace {
+
+const char* const kKeyMetrics[] = {"sass.instructions", "sass.mufu", "regs", "local.bytes",
+                                   "cubin.bytes"};
+constexpr std::size_t kTopOpcodes = 6;
+const std::string kOpcodePrefix = "sass.opcode.";
+
+const char* verdict_word(Verdict v) {
+  switch (v) {
+    case Verdict::kRegressed: return "REGRESSED";
+    case Verdict::kImproved: return "improved";
+    case Verdict::kOk: return "ok";
+    case Verdict::kInfo: return "info";
+  }
+  return "?";
+}
+
+const char* change_marker(Change c) {
+  switch (c) {
+    case Change::kNew: return " [new]";
+    case Change::kRemoved: return " [removed]";
+    default: return "";
+  }
+}
+
+std::string format_limit(const MetricDiff& d) {
+  switch (d.direction) {
+    case Direction::kLower: return "+" + fmt::format("{:g}", d.limit);
+    case Direction::kHigher: return "-" + fmt::format("{:g}", d.limit);
+    case Direction::kExact: return "=";
+    case Direction::kInfo: return "-";
+  }
+  return "?";
+}
+
+std::string top_opcodes(const Comparison& c) {
+  std::vector<const MetricDiff*> moved;
+  for (const auto& d : c.diffs) {
+    if (d.delta() != 0 && d.name.rfind(kOpcodePrefix, 0) == 0) moved.push_back(&d);
+  }
+  std::stable_sort(moved.begin(), moved.end(), [](auto* a, auto* b) {
+    return std::llabs(a->delta()) > std::llabs(b->delta());
+  });
+  std::string out;
+  for (std::size_t i = 0; i < moved.size() && i < kTopOpcodes; ++i) {
+    out += fmt::format("{}{} {}", i ? ", " : "", moved[i]->name.substr(kOpcodePrefix.size()),
+                       format_signed(static_cast<double>(moved[i]->delta())));
+  }
+  if (moved.size() > kTopOpcodes) out += fmt::format(" (and {} more)", moved.size() - kTopOpcodes);
+  return out;
+}
+
+}  // namespace
+
+std::string format_signed(double v) { return fmt::format("{:+g}", v); }
+
+std::string format_percent(double pct) {
+  if (std::isinf(pct)) return pct > 0 ? "+inf%" : "-inf%";
+  return fmt::format("{:+.1f}%", pct);
+}
+
+std::string format_diff_table(const Comparison& c, bool verbose) {
+  std::vector<const MetricDiff*> rows;
+  for (const auto& d : c.diffs) {
+    bool gated = d.direction != Direction::kInfo;
+    if (d.verdict == Verdict::kRegressed || (d.delta() != 0 && (gated || verbose))) {
+      rows.push_back(&d);
+    }
+  }
+  std::string out;
+  if (!rows.empty()) {
+    std::size_t w = 6;
+    for (auto* d : rows) w = std::max(w, d->name.size() + std::string(change_marker(d->change)).size());
+    out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n", "metric", w,
+                       "baseline", "current", "delta", "%", "limit", "verdict");
+    for (auto* d : rows) {
+      out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n",
+                         d->name + change_marker(d->change), w, d->baseline, d->current,
+                         format_signed(static_cast<double>(d->delta())),
+                         format_percent(d->percent()), format_limit(*d), verdict_word(d->verdict));
+    }
+  }
+  std::string ops = top_opcodes(c);
+  if (!ops.empty()) out += "  opcodes that moved most: " + ops + "\n";
+  if (out.empty()) out = "  no metric moved\n";
+  return out;
+}
+
+std::string key_metrics(const Metrics& m) {
+  std::string out;
+  for (const char* k : kKeyMetrics) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, m.get(k));
+  }
+  return out;
+}
+
+}  // namespace tileperf

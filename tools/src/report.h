@@ -1,0 +1,22 @@
+// Human-readable output of a comparison: the diff table and one-line summaries.
+#pragma once
+
+#include <string>
+
+#include "compare.h"
+#include "metrics.h"
+
+namespace tileperf {
+
+// Table of gated metrics that moved (all moved metrics with `verbose`):
+// metric, baseline, current, signed delta, percent, limit, verdict; then the
+// opcodes that moved most.
+std::string format_diff_table(const Comparison& c, bool verbose = false);
+
+// "sass.instructions=255 sass.mufu=8 regs=40 local.bytes=0 cubin.bytes=14289"
+std::string key_metrics(const Metrics& m);
+
+std::string format_signed(double v);
+std::string format_percent(double pct);
+
+}  // namespace tileperf

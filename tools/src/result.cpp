@@ -1,0 +1,63 @@
+#include "result.h"
+
+#include "error.h"
+
+namespace tileperf {
+
+void TestResult::set_diff(const Comparison& c) {
+  diff = nlohmann::json::array();
+  for (const auto& d : c.diffs) {
+    if (d.delta() == 0 && d.verdict != Verdict::kRegressed) continue;
+    diff.push_back({{"metric", d.name},
+                    {"baseline", d.baseline},
+                    {"current", d.current},
+                    {"delta", d.delta()},
+                    {"limit", d.limit},
+                    {"direction", direction_name(d.direction)},
+                    {"verdict", d.verdict == Verdict::kRegressed  ? "regressed"
+                                : d.verdict == Verdict::kImproved ? "improved"
+                                : d.verdict == Verdict::kOk       ? "ok"
+                                                                  : "info"}});
+  }
+}
+
+nlohmann::json to_json(const TestResult& r) {
+  return {{"format", kResultFormat},  {"test", r.id.name()},       {"kernel", r.id.kernel},
+          {"config", r.id.config},    {"arch", r.id.arch},         {"state", r.state},
+          {"exit_code", r.exit_code}, {"message", r.message},      {"key_metrics", r.key_metrics},
+          {"seconds", r.seconds},     {"diff", r.diff}};
+}
+
+TestResult result_from_json(const nlohmann::json& j, const std::string& filename) {
+  try {
+    if (j.at("format").get<std::string>() != kResultFormat) {
+      throw InputError(filename, 0, std::string("not a ") + kResultFormat + " file");
+    }
+    TestResult r;
+    r.id = {j.at("kernel"), j.at("config"), j.at("arch")};
+    r.state = j.at("state");
+    r.exit_code = j.at("exit_code");
+    r.message = j.value("message", "");
+    r.key_metrics = j.at("key_metrics").get<std::map<std::string, std::int64_t>>();
+    r.seconds = j.at("seconds").get<std::map<std::string, double>>();
+    r.diff = j.value("diff", nlohmann::json::array());
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(filename, 0, std::string("malformed result: ") + e.what());
+  }
+}
+
+const char* state_for_exit(int code) {
+  switch (code) {
+    case kExitOk: return "pass";
+    case kExitBadInput: return "bad input";
+    case kExitRegression: return "regressed";
+    case kExitToolchain: return "toolchain failure";
+    case kExitNew: return "new";
+    case kExitToolchainChanged: return "toolchain changed";
+    case kExitSkipped: return "skipped";
+    default: return "error";
+  }
+}
+
+}  // namespace tileperf

@@ -1,0 +1,38 @@
+// The outcome of one test, written next to its artifacts as
+// <config>.<arch>.result.json and read back by `tileperf summary`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compare.h"
+#include "metrics.h"
+
+namespace tileperf {
+
+inline constexpr const char* kResultFormat = "tileperf-result/1";
+
+struct TestResult {
+  TestId id;
+  std::string state;  // pass, improved, regressed, new, toolchain changed, updated,
+                      // unchanged, toolchain failure, skipped, bad input, error
+  int exit_code = 0;
+  std::string message;
+  std::map<std::string, std::int64_t> key_metrics;
+  std::map<std::string, double> seconds;  // dump, compile, extract, compare
+  nlohmann::json diff = nlohmann::json::array();  // metrics that moved
+
+  void set_diff(const Comparison& c);
+};
+
+nlohmann::json to_json(const TestResult& r);
+TestResult result_from_json(const nlohmann::json& j, const std::string& filename);
+
+// State name for an error's exit code ("toolchain failure", "skipped", ...).
+const char* state_for_exit(int code);
+
+}  // namespace tileperf

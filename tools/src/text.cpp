@@ -1,0 +1,84 @@
+#include "text.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "error.h"
+
+namespace tileperf {
+
+namespace {
+
+constexpr std::string_view kSpace = " \t\r\n";
+
+void write_all(int fd, const std::string& content, const std::string& path) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path, 0, std::string("cannot write: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+bool is_blank(std::string_view s) { return s.find_first_not_of(kSpace) == std::string_view::npos; }
+
+std::string trim(std::string_view s) {
+  auto b = s.find_first_not_of(kSpace);
+  if (b == std::string_view::npos) return {};
+  auto e = s.find_last_not_of(kSpace);
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == sep) {
+      out.emplace_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, std::string("cannot read: ") + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(tmp, 0, std::string("cannot create: ") + std::strerror(errno));
+  try {
+    write_all(fd, content, tmp);
+    if (::fsync(fd) != 0) throw InputError(tmp, 0, std::string("cannot sync: ") + std::strerror(errno));
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw InputError(path, 0, std::string("cannot replace: ") + std::strerror(err));
+  }
+}
+
+}  // namespace tileperf

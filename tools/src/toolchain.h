@@ -1,0 +1,46 @@
+// The external tools: tileiras (TileIR bytecode -> cubin) and cuobjdump
+// (cubin -> SASS listing, resource usage). Every failure of a tool becomes a
+// ToolError (exit 4) with what the tool said; an architecture the installed
+// tileiras does not know becomes a SkipError (exit 77).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tileperf {
+
+struct Toolchain {
+  std::string tileiras;
+  std::string cuobjdump;
+  double timeout_seconds = 600;
+};
+
+// "13.4.92" from the tool's --version banner ("... release 13.4, V13.4.92").
+std::string tool_version(const std::string& path);
+std::string parse_version_banner(const std::string& banner, const std::string& tool);
+
+// Architectures listed by `tileiras --help` (--gpu-name values).
+std::vector<std::string> tileiras_architectures(const std::string& tileiras);
+std::vector<std::string> parse_architectures(const std::string& help_text);
+
+// The flags tileperf passes to tileiras, as cuTile itself compiles a kernel
+// (file names excluded, so they can be recorded in metrics).
+std::vector<std::string> tileiras_flags(const std::string& arch);
+
+struct CompileOutput {
+  double seconds = 0;
+  std::string diagnostics;  // what tileiras printed
+};
+
+// Compiles `bytecode` to `cubin`, writing YAML remarks to `remarks`.
+CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
+                               const std::string& arch, const std::string& cubin,
+                               const std::string& remarks);
+
+// Runs cuobjdump with `args` on `cubin` and returns its standard output.
+std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
+                          const std::string& cubin);
+
+}  // namespace tileperf

@@ -1,0 +1,144 @@
+"""Configurations of the cuTile kernels tileperf watches, and their export.
+
+A kernel file defines its ``@ct.kernel`` functions and a ``CONFIGS`` dict that
+maps each configuration name ([A-Za-z0-9_]+) to a :class:`Config`: the kernel
+and one constraint per kernel parameter, as ``KernelSignature`` takes them.
+The dump step (``dump_driver.py``, run through pytest) exports each
+configuration ahead of time to architecture-independent TileIR bytecode; it
+needs neither a GPU nor a CUDA driver.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import cuda.tile as ct
+from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,
+                                   export_kernel)
+
+NAME_RE = re.compile(r"[A-Za-z0-9_]+")
+
+
+def array(dtype, ndim: int, *, contiguous: bool = True, align_bytes: int = 16,
+          shape_divisible_by: int | Sequence[int] = 16, index_dtype=ct.int32,
+          **overrides: Any) -> ArrayConstraint:
+    """An ``ArrayConstraint`` with the assumptions a kernel library usually
+    guarantees: row-major with a contiguous last dimension, rows and base
+    address aligned to ``align_bytes``, no aliasing between arguments, and
+    every dimension a multiple of ``shape_divisible_by``. Keyword
+    ``overrides`` replace any ``ArrayConstraint`` field."""
+    elems = max(1, align_bytes * 8 // dtype.bitwidth)
+    fields: dict[str, Any] = dict(
+        index_dtype=index_dtype,
+        stride_lower_bound_incl=0,
+        alias_groups=(),
+        may_alias_internally=False,
+        shape_divisible_by=shape_divisible_by,
+        base_addr_divisible_by=align_bytes,
+    )
+    if contiguous:
+        fields["stride_constant"] = (None,) * (ndim - 1) + (1,)
+        fields["stride_divisible_by"] = (elems,) * (ndim - 1) + (1,)
+    fields.update(overrides)
+    return ArrayConstraint(dtype, ndim, **fields)
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration of a kernel: its parameters' constraints (arrays,
+    scalars, compile-time constants)."""
+    kernel: Any
+    params: Sequence[Any]
+    symbol: str | None = None
+    description: str = ""
+
+    @property
+    def kernel_name(self) -> str:
+        return self.kernel._pyfunc.__name__
+
+    def signature(self) -> KernelSignature:
+        return KernelSignature(list(self.params), CallingConvention.cutile_python_v2(),
+                               symbol=self.symbol or self.kernel_name)
+
+
+def load_kernel_module(source: str | os.PathLike):
+    """Imports a kernel file by path (its folder goes on sys.path, so that it
+    may import helpers beside it) and checks its CONFIGS."""
+    path = Path(source).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"{source}: kernel source not found")
+    name = "tileperf_kernel_" + re.sub(r"\W", "_", path.stem)
+    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(path):
+        return sys.modules[name]
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    configs = getattr(module, "CONFIGS", None)
+    if not isinstance(configs, dict) or not configs:
+        raise ValueError(f"{source}: defines no CONFIGS dict of configurations")
+    for key, value in configs.items():
+        if not isinstance(key, str) or not NAME_RE.fullmatch(key):
+            raise ValueError(f"{source}: configuration name {key!r} must match [A-Za-z0-9_]+")
+        if not isinstance(value, Config):
+            raise TypeError(f"{source}: CONFIGS[{key!r}] is not a tileperf_dump.Config")
+    return module
+
+
+def get_config(module, name: str) -> Config:
+    configs = module.CONFIGS
+    if name not in configs:
+        known = ", ".join(sorted(configs))
+        raise KeyError(f"{module.__file__}: no configuration {name!r} in CONFIGS (defined: {known})")
+    return configs[name]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".tmp.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version: str) -> Path:
+    """Exports configuration ``name`` to ``<out_dir>/<name>.tileirbc`` and
+    records what made it in ``<name>.tileirbc.json``."""
+    config = get_config(module, name)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{name}.tileirbc"
+    start = time.perf_counter()
+    buf = io.BytesIO()
+    export_kernel(config.kernel, [config.signature()], buf,
+                  output_format="tileir_bytecode", bytecode_version=bytecode_version)
+    seconds = time.perf_counter() - start
+    _write_atomic(target, buf.getvalue())
+    record = {
+        "cuda_tile": ct.__version__,
+        "bytecode_version": bytecode_version,
+        "config": name,
+        "kernel": config.kernel_name,
+        "symbol": config.symbol or config.kernel_name,
+        "source": str(Path(module.__file__).resolve()),
+        "seconds": round(seconds, 4),
+    }
+    _write_atomic(out / f"{name}.tileirbc.json", (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
+    return target

@@ -1,0 +1,29 @@
+"""The dump step: exports each requested configuration of one kernel file to
+TileIR bytecode, ahead of time, with no GPU and no CUDA driver.
+
+    python -m pytest -p tileperf_dump.plugin tools/tileperf_dump/dump_driver.py \
+        --tileperf-source kernels/softmax.py --tileperf-configs f16_4096 \
+        --tileperf-out build/tileperf/softmax
+"""
+
+import pytest
+
+from tileperf_dump import dump_config, load_kernel_module
+
+
+@pytest.fixture(scope="session")
+def kernel_module(pytestconfig):
+    source = pytestconfig.getoption("--tileperf-source")
+    if not source or not pytestconfig.getoption("--tileperf-out"):
+        pytest.fail("--tileperf-source and --tileperf-out are required", pytrace=False)
+    return load_kernel_module(source)
+
+
+def test_dump(tileperf_config, kernel_module, pytestconfig):
+    try:
+        path = dump_config(kernel_module, tileperf_config,
+                           pytestconfig.getoption("--tileperf-out"),
+                           pytestconfig.getoption("--tileperf-bytecode-version"))
+    except KeyError as e:
+        pytest.fail(e.args[0], pytrace=False)
+    assert path.stat().st_size > 0
