@@ -69,6 +69,9 @@ Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& r
   m.id = o.id;
   m.toolchain["tileiras"] = tool_version(o.tc.tileiras);
   m.toolchain["cuobjdump"] = tool_version(o.tc.cuobjdump);
+  // cuobjdump --dump-sass runs nvdisasm: its release shapes the listing too.
+  fs::path nvdisasm = fs::path(o.tc.cuobjdump).parent_path() / "nvdisasm";
+  if (fs::exists(nvdisasm)) m.toolchain["nvdisasm"] = tool_version(nvdisasm.string());
   m.toolchain["cuda_tile"] = dump.value("cuda_tile", "unknown");
   m.toolchain["bytecode"] = dump.value("bytecode_version", "unknown");
   m.flags["tileiras"] = tileiras_flags(o.id.arch);

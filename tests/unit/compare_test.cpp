@@ -1,0 +1,105 @@
+#define BOOST_TEST_MODULE compare
+#include <boost/test/unit_test.hpp>
+
+#include "compare.h"
+#include "report.h"
+
+using namespace tileperf;
+
+namespace {
+
+Policy default_like() {
+  Policy p;
+  p.rules = {
+      {"local.bytes", Direction::kLower, parse_tolerance("0"), ""},
+      {"sass.mufu*", Direction::kLower, parse_tolerance("0"), ""},
+      {"sass.opcode.*", Direction::kInfo, {}, ""},
+      {"tensor_core", Direction::kHigher, parse_tolerance("0"), ""},
+      {"ii", Direction::kExact, {}, ""},
+      {"*", Direction::kLower, parse_tolerance("1%"), ""},
+  };
+  return p;
+}
+
+Metrics metrics(std::map<std::string, std::int64_t> values) {
+  Metrics m;
+  m.id = {"gelu", "f16", "sm_120"};
+  m.values = std::move(values);
+  return m;
+}
+
+const MetricDiff& find(const Comparison& c, const std::string& name) {
+  for (const auto& d : c.diffs) {
+    if (d.name == name) return d;
+  }
+  throw std::runtime_error("no diff for " + name);
+}
+
+}  // namespace
+
+namespace tileperf {
+std::ostream& operator<<(std::ostream& os, TestState s) { return os << state_name(s); }
+}  // namespace tileperf
+
+BOOST_AUTO_TEST_CASE(within_tolerance_passes) {
+  auto c = compare_metrics(metrics({{"sass.instructions", 1000}}),
+                           metrics({{"sass.instructions", 1010}}), default_like());
+  BOOST_TEST(c.state == TestState::kPass);
+  BOOST_TEST(find(c, "sass.instructions").limit == 10.0);
+  BOOST_TEST(c.changed() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(over_tolerance_regresses) {
+  auto c = compare_metrics(metrics({{"sass.instructions", 1000}, {"sass.mufu.EX2", 8}}),
+                           metrics({{"sass.instructions", 1011}, {"sass.mufu.EX2", 9}}),
+                           default_like());
+  BOOST_TEST(c.state == TestState::kRegressed);
+  auto regressed = c.with_verdict(Verdict::kRegressed);
+  BOOST_REQUIRE(regressed.size() == 2u);
+  BOOST_TEST(regressed[0]->name == "sass.mufu.EX2");  // +12.5% sorts before +1.1%
+  BOOST_TEST(regressed[1]->name == "sass.instructions");
+}
+
+BOOST_AUTO_TEST_CASE(new_and_removed_metrics) {
+  auto c = compare_metrics(metrics({{"sass.mufu.TANH", 8}}), metrics({{"sass.mufu.EX2", 8}}),
+                           default_like());
+  BOOST_TEST((find(c, "sass.mufu.EX2").change == Change::kNew));
+  BOOST_TEST((find(c, "sass.mufu.EX2").verdict == Verdict::kRegressed));
+  BOOST_TEST(std::isinf(find(c, "sass.mufu.EX2").percent()));
+  BOOST_TEST((find(c, "sass.mufu.TANH").change == Change::kRemoved));
+  BOOST_TEST((find(c, "sass.mufu.TANH").verdict == Verdict::kImproved));
+}
+
+BOOST_AUTO_TEST_CASE(improvement_and_directions) {
+  auto c = compare_metrics(metrics({{"cubin.bytes", 1000}, {"tensor_core", 2}, {"ii", 40}}),
+                           metrics({{"cubin.bytes", 900}, {"tensor_core", 2}, {"ii", 40}}),
+                           default_like());
+  BOOST_TEST(c.state == TestState::kImproved);
+  auto fewer_mma = compare_metrics(metrics({{"tensor_core", 2}}), metrics({{"tensor_core", 1}}),
+                                   default_like());
+  BOOST_TEST(fewer_mma.state == TestState::kRegressed);
+  auto lower_ii = compare_metrics(metrics({{"ii", 40}}), metrics({{"ii", 39}}), default_like());
+  BOOST_TEST(lower_ii.state == TestState::kRegressed);  // exact: any change counts
+}
+
+BOOST_AUTO_TEST_CASE(info_metrics_never_gate_unless_exact) {
+  auto base = metrics({{"sass.opcode.FADD", 8}});
+  auto cur = metrics({{"sass.opcode.FADD", 80}});
+  BOOST_TEST(compare_metrics(base, cur, default_like()).state == TestState::kPass);
+  BOOST_TEST(compare_metrics(base, cur, default_like(), true).state == TestState::kRegressed);
+  BOOST_TEST(compare_metrics(base, base, default_like(), true).state == TestState::kPass);
+}
+
+BOOST_AUTO_TEST_CASE(diff_table_shows_moves_and_top_opcodes) {
+  auto c = compare_metrics(
+      metrics({{"sass.mufu.TANH", 8}, {"sass.opcode.MUFU.TANH", 8}, {"sass.opcode.FMUL", 40}}),
+      metrics({{"sass.mufu.TANH", 16}, {"sass.opcode.MUFU.TANH", 16}, {"sass.opcode.FMUL", 38}}),
+      default_like());
+  std::string table = format_diff_table(c);
+  BOOST_TEST(table.find("sass.mufu.TANH") != std::string::npos);
+  BOOST_TEST(table.find("+100.0%") != std::string::npos);
+  BOOST_TEST(table.find("REGRESSED") != std::string::npos);
+  BOOST_TEST(table.find("opcodes that moved most: MUFU.TANH +8, FMUL -2") != std::string::npos);
+  auto same = compare_metrics(metrics({{"regs", 4}}), metrics({{"regs", 4}}), default_like());
+  BOOST_TEST(format_diff_table(same) == "  no metric moved\n");
+}

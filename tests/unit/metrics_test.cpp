@@ -1,0 +1,102 @@
+#define BOOST_TEST_MODULE metrics
+#include <boost/test/unit_test.hpp>
+
+#include "elf.h"
+#include "extract.h"
+#include "fixtures.h"
+#include "metrics.h"
+#include "resusage.h"
+#include "sass.h"
+
+using namespace tileperf;
+using namespace tileperf::testing;
+
+namespace {
+
+Metrics sample() {
+  Metrics m;
+  m.id = {"gelu", "f16_1024", "sm_120"};
+  m.toolchain = {{"tileiras", "13.4.92"}, {"cuobjdump", "13.4.92"}};
+  m.flags["tileiras"] = {"--gpu-name", "sm_120", "-O3"};
+  m.generator = "test";
+  m.values = {{"sass.instructions", 143}, {"regs", 27}, {"sass.mufu.TANH", 8}};
+  return m;
+}
+
+std::string error_of_json(const std::string& text) {
+  try {
+    metrics_from_json(parse_json(text, "m.json"), "m.json");
+  } catch (const InputError& e) {
+    return format_error(e);
+  }
+  return "";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(round_trip_is_stable) {
+  std::string text = to_json_text(sample());
+  Metrics back = metrics_from_json(parse_json(text, "m.json"), "m.json");
+  BOOST_TEST(to_json_text(back) == text);
+  BOOST_TEST(back.id.name() == "perf.gelu.f16_1024.sm_120");
+  BOOST_TEST(back.get("regs") == 27);
+  BOOST_TEST(back.get("absent") == 0);
+  // Sorted keys: "regs" before "sass.instructions" before "sass.mufu.TANH".
+  BOOST_TEST(text.find("\"regs\"") < text.find("\"sass.instructions\""));
+  BOOST_TEST(text.find("\"sass.instructions\"") < text.find("\"sass.mufu.TANH\""));
+  BOOST_TEST(text.back() == '\n');
+}
+
+BOOST_AUTO_TEST_CASE(malformed_json_names_file_and_line) {
+  BOOST_TEST(error_of_json("{\n  \"format\": \"tileperf-metrics/1\",\n  \"kernel\" \"x\"\n}\n") ==
+             "tileperf: error: m.json:3: invalid JSON: syntax error while parsing object separator"
+             " - unexpected string literal; expected ':'\n  \"kernel\" \"x\"\n");
+  BOOST_TEST(error_of_json("{\"format\": \"other/2\"}") ==
+             "tileperf: error: m.json: unknown format 'other/2', expected tileperf-metrics/1\n");
+  BOOST_TEST(error_of_json("{\"format\": \"tileperf-metrics/1\", \"kernel\": \"k\"}") ==
+             "tileperf: error: m.json: missing key 'config'\n");
+  auto j = to_json(sample());
+  j["metrics"]["regs"] = "many";
+  BOOST_TEST(error_of_json(j.dump()) == "tileperf: error: m.json: key 'metrics' has the wrong type\n");
+}
+
+BOOST_AUTO_TEST_CASE(truncated_json) {
+  std::string text = to_json_text(sample());
+  std::string cut = text.substr(0, text.find("\"metrics\": {") + 11);
+  BOOST_TEST(error_of_json(cut) ==
+             "tileperf: error: m.json:14: invalid JSON: syntax error while parsing value - "
+             "unexpected end of input; expected '[', '{', or a literal\n  \"metrics\": \n");
+}
+
+BOOST_AUTO_TEST_CASE(test_names_are_validated) {
+  BOOST_CHECK_NO_THROW(validate_test_id({"softmax", "f16_4096", "sm_120"}));
+  BOOST_CHECK_THROW(validate_test_id({"soft-max", "f16", "sm_120"}), UsageError);
+  BOOST_CHECK_THROW(validate_test_id({"softmax", "f16.4096", "sm_120"}), UsageError);
+  BOOST_CHECK_THROW(validate_test_id({"softmax", "f16", "120"}), UsageError);
+}
+
+BOOST_AUTO_TEST_CASE(metrics_from_real_tool_output) {
+  std::istringstream sass(fixture("gelu.f16_1024.sm_120.sass"));
+  std::istringstream res(fixture("gelu.f16_1024.sm_120.res-usage.txt"));
+  auto values = extract_metrics(parse_sass(sass, "s"), parse_resource_usage(res, "r"),
+                                parse_elf(fixture("gelu.f16_1024.sm_120.cubin"), "c"));
+  BOOST_TEST(values.at("sass.instructions") == 143);
+  BOOST_TEST(values.at("sass.mufu") == 9);
+  BOOST_TEST(values.at("sass.mufu.TANH") == 8);
+  BOOST_TEST(values.at("sass.opcode.MUFU.TANH") == 8);
+  BOOST_TEST(values.at("regs") == 27);
+  BOOST_TEST(values.at("local.bytes") == 0);
+  BOOST_TEST(values.at("stack.bytes") == 0);
+  BOOST_TEST(values.at("shared.bytes") == 0);
+  BOOST_TEST(values.at("cubin.text_bytes") == 2432);
+  BOOST_TEST(values.at("cubin.bytes") == 14241);
+}
+
+BOOST_AUTO_TEST_CASE(two_functions_take_the_larger_resources) {
+  std::istringstream sass(fixture("two_functions.sm_120.sass"));
+  std::istringstream res(fixture("two_functions.sm_120.res-usage.txt"));
+  auto values = extract_metrics(parse_sass(sass, "s"), parse_resource_usage(res, "r"),
+                                parse_elf(fixture("two_functions.sm_120.cubin"), "c"));
+  BOOST_TEST(values.at("shared.bytes") == 9268);
+  BOOST_TEST(values.at("regs") == 255);
+}

@@ -1,0 +1,102 @@
+#define BOOST_TEST_MODULE policy
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+
+#include "error.h"
+#include "policy.h"
+#include "text.h"
+
+using namespace tileperf;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() : path(fs::temp_directory_path() / ("tileperf-policy-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& name, const std::string& text) const {
+    write_file_atomic((path / name).string(), text);
+  }
+};
+
+std::string error_of_load(const TempDir& dir) {
+  try {
+    load_policy(dir.path.string(), "gelu", "f16");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(tolerances) {
+  BOOST_TEST(parse_tolerance("5%").relative == 0.05);
+  BOOST_TEST(parse_tolerance("5%").absolute == 0);
+  BOOST_TEST(parse_tolerance("10").absolute == 10);
+  auto both = parse_tolerance("2.5% | 10");
+  BOOST_TEST(both.relative == 0.025);
+  BOOST_TEST(both.absolute == 10);
+  BOOST_TEST(both.limit(100) == 10.0);
+  BOOST_TEST(both.limit(1000) == 25.0);
+  BOOST_TEST(parse_tolerance("0").limit(500) == 0.0);
+  BOOST_CHECK_THROW(parse_tolerance("five"), UsageError);
+  BOOST_CHECK_THROW(parse_tolerance("5% | 6%"), UsageError);
+  BOOST_CHECK_THROW(parse_tolerance("1 | 2 | 3"), UsageError);
+  BOOST_CHECK_THROW(parse_tolerance("-1"), UsageError);
+}
+
+BOOST_AUTO_TEST_CASE(globs) {
+  BOOST_TEST(glob_match("sass.mufu.*", "sass.mufu.EX2"));
+  BOOST_TEST(!glob_match("sass.mufu.*", "sass.mufu"));
+  BOOST_TEST(glob_match("*", "anything"));
+  BOOST_TEST(glob_match("sass.*.TANH", "sass.mufu.TANH"));
+  BOOST_TEST(!glob_match("regs", "regs2"));
+}
+
+BOOST_AUTO_TEST_CASE(first_match_and_override_order) {
+  TempDir dir;
+  dir.write("default.json", R"({"rules": [
+      {"metric": "sass.opcode.*", "direction": "info"},
+      {"metric": "*", "tolerance": "1%"}]})");
+  dir.write("gelu.json", R"({
+      "configs": {"f16": {"rules": [{"metric": "regs", "direction": "exact"}]}},
+      "rules": [{"metric": "regs", "tolerance": "4"}, {"metric": "sass.opcode.MUFU.*"}]})");
+  Policy p = load_policy(dir.path.string(), "gelu", "f16");
+  BOOST_TEST((p.find("regs")->direction == Direction::kExact));  // config beats kernel
+  BOOST_TEST((p.find("sass.opcode.MUFU.EX2")->direction == Direction::kLower));  // kernel beats default
+  BOOST_TEST((p.find("sass.opcode.FADD")->direction == Direction::kInfo));
+  BOOST_TEST(p.find("cubin.bytes")->tolerance.relative == 0.01);
+  BOOST_TEST(p.find("cubin.bytes")->origin == (dir.path / "default.json").string() + ": rules[1]");
+  Policy other = load_policy(dir.path.string(), "gelu", "f32");
+  BOOST_TEST(other.find("regs")->tolerance.absolute == 4);
+}
+
+BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
+  TempDir dir;
+  BOOST_TEST(error_of_load(dir) == (dir.path / "default.json").string() +
+                                       ": default policy file is missing");
+  dir.write("default.json", R"({"rules": [{"metric": "*", "direction": "down"}]})");
+  BOOST_TEST(error_of_load(dir) ==
+             (dir.path / "default.json").string() +
+                 ": key 'rules[0]': direction must be one of lower, higher, exact, info; got 'down'");
+  dir.write("default.json", R"({"rules": [{"metric": "*", "tolerence": "1%"}]})");
+  BOOST_TEST(error_of_load(dir) ==
+             (dir.path / "default.json").string() + ": key 'rules[0]': unknown field 'tolerence'");
+  dir.write("default.json", R"({"rules": [{"metric": "*"}]})");
+  dir.write("gelu.json", R"({"rule": []})");
+  BOOST_TEST(error_of_load(dir) == (dir.path / "gelu.json").string() + ": unknown key 'rule'");
+  dir.write("gelu.json", R"({"rules": [{"metric": 3}]})");
+  BOOST_TEST(error_of_load(dir) ==
+             (dir.path / "gelu.json").string() +
+                 ": key 'rules[0]': needs a string 'metric' and string fields");
+  dir.write("gelu.json", R"({"rules": [{"metric": "x", "tolerance": "lots"}]})");
+  BOOST_TEST(error_of_load(dir) ==
+             (dir.path / "gelu.json").string() +
+                 ": key 'rules[0]': tolerance 'lots' must look like '5%', '10' or '5% | 10'");
+}
