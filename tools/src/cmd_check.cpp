@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 
 #include <fmt/format.h>
 
@@ -106,7 +105,8 @@ std::string toolchain_text(const Metrics& m) {
   return out;
 }
 
-int update_baseline(const CheckOptions& o, Metrics current, TestResult& result) {
+int update_baseline(const CheckOptions& o, Metrics current, TestResult& result,
+                    std::string& report) {
   current.generator = fmt::format("tileperf {} update_baselines", TILEPERF_VERSION);
   if (fs::exists(o.baseline)) {
     Metrics old = read_metrics(o.baseline);
@@ -122,7 +122,7 @@ int update_baseline(const CheckOptions& o, Metrics current, TestResult& result) 
     if (!same_toolchain(old, current)) {
       result.message += fmt::format("; toolchain was: {}", toolchain_text(old));
     }
-    std::cout << format_diff_table(c, o.verbose);
+    report = format_diff_table(c, o.verbose);
   } else {
     result.state = "created";
   }
@@ -130,7 +130,8 @@ int update_baseline(const CheckOptions& o, Metrics current, TestResult& result) 
   return kExitOk;
 }
 
-int compare_with_baseline(const CheckOptions& o, const Metrics& current, TestResult& result) {
+int compare_with_baseline(const CheckOptions& o, const Metrics& current, TestResult& result,
+                          std::string& report) {
   if (!fs::exists(o.baseline)) {
     result.state = "new";
     result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
@@ -159,7 +160,7 @@ int compare_with_baseline(const CheckOptions& o, const Metrics& current, TestRes
   } else if (c.state == TestState::kImproved) {
     result.message = "improved beyond tolerance; tighten the baseline with: " + o.update_command;
   }
-  std::cout << format_diff_table(c, o.verbose);
+  report = format_diff_table(c, o.verbose);
   return c.state == TestState::kRegressed ? kExitRegression : kExitOk;
 }
 
@@ -172,18 +173,23 @@ std::string timing_text(const TestResult& r) {
   return out;
 }
 
-void finish(const CheckOptions& o, TestResult& result, bool print_message = true) {
+void finish(const CheckOptions& o, TestResult& result, const std::string& report,
+            bool print_message = true) {
   write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n");
   std::string metrics;
   for (const auto& [k, v] : result.key_metrics) metrics += fmt::format(" {}={}", k, v);
-  fmt::print("{}: {}{} ({})\n", result.id.name(), result.state, metrics, timing_text(result));
+  std::string timing = timing_text(result);
+  fmt::print("{}: {}{}{}\n", result.id.name(), result.state, metrics,
+             timing.empty() ? "" : " (" + timing + ")");
   if (print_message && !result.message.empty()) fmt::print("  {}\n", result.message);
+  fmt::print("{}", report);
 }
 
-int check(const CheckOptions& o, TestResult& result) {
+int check(const CheckOptions& o, TestResult& result, std::string& report) {
   nlohmann::json dump = read_dump_info(o);
   Metrics current = measure(o, dump, result);
-  return o.update ? update_baseline(o, current, result) : compare_with_baseline(o, current, result);
+  return o.update ? update_baseline(o, current, result, report)
+                  : compare_with_baseline(o, current, result, report);
 }
 
 }  // namespace
@@ -217,18 +223,19 @@ int run_check(const Args& args) {
 
   TestResult result;
   result.id = o.id;
+  std::string report;
   try {
-    result.exit_code = check(o, result);
+    result.exit_code = check(o, result, report);
   } catch (const Error& e) {
     result.state = state_for_exit(e.code());
     result.exit_code = e.code();
     result.message = e.what();
     std::error_code ignored;
     fs::create_directories(o.work_dir, ignored);
-    finish(o, result, /*print_message=*/false);  // main() prints the error itself
+    finish(o, result, report, /*print_message=*/false);  // main() prints the error itself
     throw;
   }
-  finish(o, result);
+  finish(o, result, report);
   return result.exit_code;
 }
 

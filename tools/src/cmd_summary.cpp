@@ -41,6 +41,20 @@ std::string metrics_text(const TestResult& r) {
   return out;
 }
 
+// Under a test that did not simply pass: why, and what went over its limit.
+std::string details(const TestResult& r) {
+  if (r.state == "pass" || r.state == "unchanged" || r.state == "created") return "";
+  std::string out;
+  if (!r.message.empty()) out += "    " + r.message + "\n";
+  for (const auto& d : r.diff) {
+    if (d.value("verdict", "") != "regressed") continue;
+    out += fmt::format("    {}: {} -> {} ({:+d}, limit {:g})\n", d.value("metric", "?"),
+                       d.value("baseline", 0), d.value("current", 0), d.value("delta", 0),
+                       d.value("limit", 0.0));
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_summary(const Args& args) {
@@ -49,6 +63,7 @@ int run_summary(const Args& args) {
                "summary");
   std::vector<std::string> dirs;
   app.add_option("dirs", dirs, "folders to search")->required();
+  app.footer("Tests that did not pass also show their message and the metrics over their limit.");
   if (parse_args(app, args)) return kExitOk;
 
   auto results = collect(dirs);
@@ -56,7 +71,7 @@ int run_summary(const Args& args) {
   for (const auto& r : results) width = std::max(width, r.id.name().size());
   std::map<std::string, int> states;
   for (const auto& r : results) {
-    fmt::print("{:<{}}  {:<17}{}\n", r.id.name(), width, r.state, metrics_text(r));
+    fmt::print("{:<{}}  {:<17}{}\n{}", r.id.name(), width, r.state, metrics_text(r), details(r));
     ++states[r.state];
   }
   std::string counts;

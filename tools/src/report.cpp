@@ -34,8 +34,8 @@ const char* change_marker(Change c) {
 
 std::string format_limit(const MetricDiff& d) {
   switch (d.direction) {
-    case Direction::kLower: return "+" + fmt::format("{:g}", d.limit);
-    case Direction::kHigher: return "-" + fmt::format("{:g}", d.limit);
+    case Direction::kLower: return fmt::format("+{:g}", d.limit);
+    case Direction::kHigher: return fmt::format("-{:g}", d.limit);
     case Direction::kExact: return "=";
     case Direction::kInfo: return "-";
   }

@@ -1,0 +1,42 @@
+# Runs a command and checks its exit code and output (cmake -P).
+#
+#   cmake -DEXPECT_EXIT=<code> [-DEXPECT_OUTPUT=<regex>] [-DREJECT_OUTPUT=<regex>]
+#         -P ExpectRun.cmake -- <command> [args...]
+#
+# EXPECT_OUTPUT must match, REJECT_OUTPUT must not match, the combined stdout
+# and stderr. Update mode is switched off for the command: a self-test must
+# never rewrite a real baseline.
+if(NOT DEFINED EXPECT_EXIT)
+  message(FATAL_ERROR "ExpectRun.cmake: -DEXPECT_EXIT=<code> is required")
+endif()
+set(command "")
+set(take OFF)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE 0 ${last})
+  if(take)
+    list(APPEND command "${CMAKE_ARGV${i}}")
+  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
+    set(take ON)
+  endif()
+endforeach()
+if(NOT command)
+  message(FATAL_ERROR "ExpectRun.cmake: no command after --")
+endif()
+
+set(ENV{TILEPERF_UPDATE_BASELINES} "")
+execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+message("${out}")
+set(failures "")
+if(NOT rc STREQUAL "${EXPECT_EXIT}")
+  string(APPEND failures "exit code ${rc}, expected ${EXPECT_EXIT}\n")
+endif()
+if(DEFINED EXPECT_OUTPUT AND NOT out MATCHES "${EXPECT_OUTPUT}")
+  string(APPEND failures "output does not match: ${EXPECT_OUTPUT}\n")
+endif()
+if(DEFINED REJECT_OUTPUT AND out MATCHES "${REJECT_OUTPUT}")
+  string(APPEND failures "output matches what it must not: ${REJECT_OUTPUT}\n")
+endif()
+if(failures)
+  message(FATAL_ERROR "${failures}")
+endif()
+message("ok: exit ${rc} as expected")

@@ -1,0 +1,85 @@
+"""Tests of the dump step (tools/tileperf_dump): configuration checks and
+the bytecode it writes, with no GPU and no CUDA driver."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cuda.tile as ct
+from tileperf_dump import array, dump_config, get_config, load_kernel_module
+
+TOP = Path(__file__).resolve().parents[2]
+KERNELS = TOP / "kernels"
+
+
+def write_kernel(tmp_path, body, name="k.py"):
+    path = tmp_path / name
+    path.write_text("import cuda.tile as ct\nfrom tileperf_dump import Config, array\n" + body)
+    return path
+
+
+def test_array_defaults_describe_a_contiguous_aligned_matrix():
+    a = array(ct.float16, 2)
+    assert a.stride_constant == (None, 1)
+    assert a.stride_divisible_by == (8, 1)  # 16 bytes of fp16
+    assert a.base_addr_divisible_by == 16
+    assert a.alias_groups == ()
+    assert array(ct.float32, 2, shape_divisible_by=1).shape_divisible_by == (1, 1)
+
+
+def test_dump_writes_bytecode_and_record(tmp_path):
+    module = load_kernel_module(KERNELS / "vector_add.py")
+    path = dump_config(module, "f16_1024", tmp_path, "13.4")
+    data = path.read_bytes()
+    assert data.startswith(b"\x7fTileIR\x00")
+    assert data[8:10] == bytes([13, 4])  # bytecode version major, minor
+    record = json.loads((tmp_path / "f16_1024.tileirbc.json").read_text())
+    assert record["cuda_tile"] == ct.__version__
+    assert record["bytecode_version"] == "13.4"
+    assert record["kernel"] == "vector_add"
+    assert record["seconds"] >= 0
+
+
+def test_dump_is_deterministic(tmp_path):
+    module = load_kernel_module(KERNELS / "softmax.py")
+    first = dump_config(module, "f16_1024", tmp_path / "a", "13.4").read_bytes()
+    second = dump_config(module, "f16_1024", tmp_path / "b", "13.4").read_bytes()
+    assert first == second
+
+
+def test_unknown_configuration_is_named(tmp_path):
+    module = load_kernel_module(KERNELS / "gelu.py")
+    with pytest.raises(KeyError, match=r"gelu.py: no configuration 'f64_1' in CONFIGS \(defined: "
+                                       r"bf16_4096, f16_1024, f32_2048\)"):
+        get_config(module, "f64_1")
+
+
+def test_kernel_file_without_configs(tmp_path):
+    path = write_kernel(tmp_path, "X = 1\n")
+    with pytest.raises(ValueError, match="defines no CONFIGS dict"):
+        load_kernel_module(path)
+
+
+def test_bad_configuration_name(tmp_path):
+    path = write_kernel(tmp_path, "@ct.kernel\ndef k(x):\n    pass\n"
+                                  "CONFIGS = {'f16-1': Config(k, [array(ct.float16, 1)])}\n",
+                        name="badname.py")
+    with pytest.raises(ValueError, match=r"configuration name 'f16-1' must match"):
+        load_kernel_module(path)
+
+
+def test_driver_reports_unknown_configuration(tmp_path):
+    """The dump step as CTest runs it: an unknown name fails with its message."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+         "tileperf_dump.plugin", str(TOP / "tools" / "tileperf_dump" / "dump_driver.py"),
+         f"--tileperf-source={KERNELS / 'gelu.py'}", "--tileperf-configs=f16_1024,nope",
+         f"--tileperf-out={tmp_path}"],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "no configuration 'nope' in CONFIGS" in result.stdout
+    assert "1 failed, 1 passed" in result.stdout
+    assert (tmp_path / "f16_1024.tileirbc").exists()
