@@ -55,6 +55,27 @@ std::string details(const TestResult& r) {
   return out;
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Median and total seconds of each step over the tests that ran it.
+void print_timings(const std::vector<TestResult>& results) {
+  std::map<std::string, std::vector<double>> steps;
+  for (const auto& r : results) {
+    for (const auto& [step, s] : r.seconds) steps[step].push_back(s);
+  }
+  fmt::print("{:<8}  {:>5}  {:>10}  {:>9}\n", "step", "tests", "median s", "total s");
+  for (const char* step : {"dump", "compile", "extract", "compare"}) {
+    const auto& v = steps[step];
+    double total = 0;
+    for (double s : v) total += s;
+    fmt::print("{:<8}  {:>5}  {:>10.3f}  {:>9.2f}\n", step, v.size(), median(v), total);
+  }
+}
+
 }  // namespace
 
 int run_summary(const Args& args) {
@@ -62,11 +83,19 @@ int run_summary(const Args& args) {
                "under the given folders, then the count of each state.",
                "summary");
   std::vector<std::string> dirs;
+  bool timings = false;
   app.add_option("dirs", dirs, "folders to search")->required();
+  app.add_flag("--timings", timings,
+               "instead of the lines, the median and total seconds of each step "
+               "(dump: export per configuration; compile: tileiras; extract: cuobjdump and parsing)");
   app.footer("Tests that did not pass also show their message and the metrics over their limit.");
   if (parse_args(app, args)) return kExitOk;
 
   auto results = collect(dirs);
+  if (timings) {
+    print_timings(results);
+    return kExitOk;
+  }
   std::size_t width = 0;
   for (const auto& r : results) width = std::max(width, r.id.name().size());
   std::map<std::string, int> states;
