@@ -78,6 +78,22 @@ macro(_tileperf_parse fn options one multi required)
       message(FATAL_ERROR "${fn}: required argument ${_tileperf_kw} is missing")
     endif()
   endforeach()
+  # A misspelled keyword after a list keyword (CONFIGS a CONFIG b) would
+  # silently become a value: stop on capitalised values that start like a keyword.
+  foreach(_tileperf_kw IN ITEMS ${multi})
+    foreach(_tileperf_value IN LISTS arg_${_tileperf_kw})
+      if(_tileperf_value MATCHES "^[A-Z][A-Z_]+$")
+        string(SUBSTRING "${_tileperf_value}" 0 4 _tileperf_stem)
+        foreach(_tileperf_known IN ITEMS ${options} ${one} ${multi})
+          string(SUBSTRING "${_tileperf_known}" 0 4 _tileperf_known_stem)
+          if(_tileperf_stem STREQUAL _tileperf_known_stem)
+            message(FATAL_ERROR "${fn}: '${_tileperf_value}' among the values of "
+              "${_tileperf_kw} looks like a misspelled keyword (did you mean ${_tileperf_known}?)")
+          endif()
+        endforeach()
+      endif()
+    endforeach()
+  endforeach()
 endmacro()
 
 # _tileperf_skip_command(<out-var>): a test command that reports why it cannot run.

@@ -3,8 +3,10 @@
 #   cmake -DEXPECT_EXIT=<code> [-DEXPECT_OUTPUT=<regex>] [-DREJECT_OUTPUT=<regex>]
 #         -P ExpectRun.cmake -- <command> [args...]
 #
-# EXPECT_OUTPUT must match, REJECT_OUTPUT must not match, the combined stdout
-# and stderr. Update mode is switched off for the command: a self-test must
+# CMake's script mode drops some short options even after `--` (-N, -L):
+# give the command long options. EXPECT_OUTPUT must match, REJECT_OUTPUT must not match, the combined stdout
+# and stderr; with -DNORMALIZE_SPACE=ON every run of white space in the output
+# (CMake wraps its messages) is first replaced by one space. Update mode is switched off for the command: a self-test must
 # never rewrite a real baseline.
 if(NOT DEFINED EXPECT_EXIT)
   message(FATAL_ERROR "ExpectRun.cmake: -DEXPECT_EXIT=<code> is required")
@@ -26,6 +28,9 @@ endif()
 set(ENV{TILEPERF_UPDATE_BASELINES} "")
 execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 message("${out}")
+if(NORMALIZE_SPACE)
+  string(REGEX REPLACE "[ \t\r\n]+" " " out "${out}")
+endif()
 set(failures "")
 if(NOT rc STREQUAL "${EXPECT_EXIT}")
   string(APPEND failures "exit code ${rc}, expected ${EXPECT_EXIT}\n")
