@@ -6,7 +6,7 @@ inputs pre-scaled by log2(e) (one MUFU.EX2 per element), divide by the row sum.
 
 import cuda.tile as ct
 
-from tileperf_dump import Config, array
+from tileperf_dump import Case, Config, array, torch_dtype
 
 LOG2E = 1.4426950408889634
 
@@ -21,9 +21,17 @@ def softmax(x, y, TILE_N: ct.Constant[int]):
     ct.store(y, index=(row, 0), tile=ct.astype(exps / row_sum, y.dtype))
 
 
+def _case(torch, dtype, n):
+    rows = 16
+    x = (4 * torch.randn(rows, n, device="cuda")).to(torch_dtype(torch, dtype))
+    y = torch.empty_like(x)
+    return Case(grid=(rows,), args=(x, y, n),
+                expected={1: torch.softmax(x.double(), dim=1)}, rtol=1e-2, atol=1e-4)
+
+
 def _config(dtype, n):
     mat = array(dtype, 2)
-    return Config(softmax, [mat, mat, n])
+    return Config(softmax, [mat, mat, n], case=lambda torch: _case(torch, dtype, n))
 
 
 CONFIGS = {

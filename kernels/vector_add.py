@@ -6,7 +6,7 @@ stores the result in the output dtype.
 
 import cuda.tile as ct
 
-from tileperf_dump import Config, array
+from tileperf_dump import Case, Config, array, torch_dtype
 
 
 @ct.kernel
@@ -18,9 +18,17 @@ def vector_add(a, b, c, TILE: ct.Constant[int]):
     ct.store(c, index=(block,), tile=ct.astype(total, c.dtype))
 
 
+def _case(torch, dtype, tile):
+    n = 4 * tile
+    a, b = (torch.randn(n, device="cuda").to(torch_dtype(torch, dtype)) for _ in range(2))
+    c = torch.empty_like(a)
+    return Case(grid=(n // tile,), args=(a, b, c, tile), expected={2: a.double() + b.double()})
+
+
 def _config(dtype, tile):
     vec = array(dtype, 1)
-    return Config(vector_add, [vec, vec, vec, tile])
+    return Config(vector_add, [vec, vec, vec, tile],
+                  case=lambda torch: _case(torch, dtype, tile))
 
 
 CONFIGS = {

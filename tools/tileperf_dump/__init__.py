@@ -6,6 +6,10 @@ and one constraint per kernel parameter, as ``KernelSignature`` takes them.
 The dump step (``dump_driver.py``, run through pytest) exports each
 configuration ahead of time to architecture-independent TileIR bytecode; it
 needs neither a GPU nor a CUDA driver.
+
+For the correctness tests (``kernels/test_correctness.py``), a Config also
+carries ``case``: a function that, given the ``torch`` module, builds a
+:class:`Case` on the current CUDA device.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import cuda.tile as ct
 from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,
@@ -53,14 +57,33 @@ def array(dtype, ndim: int, *, contiguous: bool = True, align_bytes: int = 16,
     return ArrayConstraint(dtype, ndim, **fields)
 
 
+def torch_dtype(torch, dtype):
+    """The torch dtype of a cuTile dtype (float16 -> torch.float16, ...)."""
+    return getattr(torch, dtype.name)
+
+
+@dataclass
+class Case:
+    """One launch of a configuration for a correctness test: the grid, the
+    kernel arguments in parameter order (GPU tensors, scalars and the
+    configuration's constants), and for each output argument (by index) the
+    expected values, computed in higher precision than the kernel's."""
+    grid: tuple[int, ...]
+    args: tuple
+    expected: dict[int, Any]
+    rtol: float = 1e-2
+    atol: float = 1e-2
+
+
 @dataclass(frozen=True)
 class Config:
     """One configuration of a kernel: its parameters' constraints (arrays,
-    scalars, compile-time constants)."""
+    scalars, compile-time constants), and how to check it on a GPU."""
     kernel: Any
     params: Sequence[Any]
     symbol: str | None = None
     description: str = ""
+    case: Callable[[Any], Case] | None = None
 
     @property
     def kernel_name(self) -> str:
