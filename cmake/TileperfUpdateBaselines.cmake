@@ -4,6 +4,7 @@
 #
 # Input: CTEST_COMMAND, BUILD_DIR, TILEPERF, WORK_DIR (-D), and from the
 # environment TILEPERF_FILTER (ctest -R regex) and TILEPERF_LABEL (ctest -L).
+cmake_minimum_required(VERSION 3.25)
 foreach(var IN ITEMS CTEST_COMMAND BUILD_DIR TILEPERF WORK_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "TileperfUpdateBaselines.cmake: -D${var}=... is required")

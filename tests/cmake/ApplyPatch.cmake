@@ -1,6 +1,7 @@
 # Applies a patch to a copy of a file (cmake -P), exactly: no fuzz, no
 # reversed hunks, no reject files.
 #   cmake -DPATCH_PROGRAM=<patch> -DSOURCE=<file> -DPATCH=<diff> -DOUTPUT=<file> -P ApplyPatch.cmake
+cmake_minimum_required(VERSION 3.25)
 get_filename_component(dir "${OUTPUT}" DIRECTORY)
 file(MAKE_DIRECTORY "${dir}")
 execute_process(

@@ -8,6 +8,7 @@
 # and stderr; with -DNORMALIZE_SPACE=ON every run of white space in the output
 # (CMake wraps its messages) is first replaced by one space. Update mode is switched off for the command: a self-test must
 # never rewrite a real baseline.
+cmake_minimum_required(VERSION 3.25)
 if(NOT DEFINED EXPECT_EXIT)
   message(FATAL_ERROR "ExpectRun.cmake: -DEXPECT_EXIT=<code> is required")
 endif()

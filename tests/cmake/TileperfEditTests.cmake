@@ -1,50 +1,66 @@
 # Self-tests of the gate on edited kernels: a patch is applied to a copy of a
-# shipped kernel, the copy is dumped, and each configuration is checked
-# against the shipped kernel's baselines.
+# shipped kernel, the copy is dumped, and each configuration named in the
+# patch is checked, on every architecture, against the shipped kernel's
+# baselines.
 #
-# The patch's header (the text before '---') carries an `expect:` line:
-#   expect: <metric>...   a mutant: the check must fail with exit 3 and name
+# A patch is a unified diff of one kernel file (`+++ b/kernels/<file>.py`)
+# after a header of free text with two keyword lines:
+#   config: <config>...   configurations to check (keys of the file's CONFIGS)
+#   expect: <metric>...   a mutant: each check must fail with exit 3 and name
 #                         each of these metrics as over its limit
-#   expect: no change     a no-op edit: the check must pass with --exact
-#                         (no metric, informational ones included, moves)
+#   expect: no change     a no-op edit: each check must pass with --exact (no
+#                         metric moves, informational ones included)
 include_guard(GLOBAL)
 
 set(_TILEPERF_EXPECT_RUN "${CMAKE_CURRENT_LIST_DIR}/ExpectRun.cmake")
 set(_TILEPERF_APPLY_PATCH "${CMAKE_CURRENT_LIST_DIR}/ApplyPatch.cmake")
+set(_TILEPERF_CATCH_RATE "${CMAKE_CURRENT_LIST_DIR}/CatchRate.cmake")
 set(TILEPERF_SELFTEST_DIR "${CMAKE_BINARY_DIR}/tileperf-selftest")
 find_program(TILEPERF_PATCH patch REQUIRED)
 
-# tileperf_add_edit_test(PATCH <file> KERNEL <name> CONFIGS <cfg>... [ARCHS <arch>...])
-#   Registers edit.<name>.apply and dump.edit.<name>, then per configuration
-#   and architecture mutant.<name>.<cfg>.<arch> or noop.<name>.<cfg>.<arch>,
-#   where <name> is the patch file's name without .patch.
-function(tileperf_add_edit_test)
-  _tileperf_parse(tileperf_add_edit_test "" "PATCH;KERNEL" "CONFIGS;ARCHS" "PATCH;KERNEL;CONFIGS"
-    ${ARGN})
-  if(NOT DEFINED arg_ARCHS)
-    set(arg_ARCHS ${TILEPERF_ARCHS})
+# _tileperf_patch_field(<out-var> <patch> <keyword>): the words after "<keyword>:".
+function(_tileperf_patch_field out patch keyword)
+  file(STRINGS "${patch}" line REGEX "^${keyword}:" LIMIT_COUNT 1)
+  string(REGEX REPLACE "^${keyword}:[ \t]*" "" value "${line}")
+  string(STRIP "${value}" value)
+  if(value STREQUAL "")
+    message(FATAL_ERROR "${patch}: the header has no '${keyword}:' line")
   endif()
-  get_filename_component(patch "${arg_PATCH}" ABSOLUTE)
-  get_filename_component(name "${patch}" NAME_WE)
-  _tileperf_check_name("edit" "${name}")
-  file(STRINGS "${patch}" expect_line REGEX "^expect:" LIMIT_COUNT 1)
-  string(REGEX REPLACE "^expect:[ \t]*" "" expect "${expect_line}")
-  if(expect STREQUAL "")
-    message(FATAL_ERROR "tileperf_add_edit_test: ${patch} has no 'expect:' line in its header")
-  endif()
+  separate_arguments(value UNIX_COMMAND "${value}")
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
 
+# _tileperf_patched_kernel(<kernel-var> <source-var> <patch>): the registered
+# kernel whose source file the patch edits.
+function(_tileperf_patched_kernel kernel_out source_out patch)
+  file(STRINGS "${patch}" target REGEX "^\\+\\+\\+ " LIMIT_COUNT 1)
+  string(REGEX REPLACE "^\\+\\+\\+ [^/]*/(.*[^ \t])[ \t]*.*$" "\\1" target "${target}")
+  get_filename_component(target_name "${target}" NAME)
   get_property(registrations GLOBAL PROPERTY TILEPERF_REGISTRATIONS)
-  set(source "")
   foreach(entry IN LISTS registrations)
     string(REPLACE "|" ";" fields "${entry}")
     list(GET fields 0 kernel)
-    if(kernel STREQUAL arg_KERNEL)
-      list(GET fields 1 source)
+    list(GET fields 1 source)
+    get_filename_component(source_name "${source}" NAME)
+    if(source_name STREQUAL target_name)
+      set(${kernel_out} "${kernel}" PARENT_SCOPE)
+      set(${source_out} "${source}" PARENT_SCOPE)
+      return()
     endif()
   endforeach()
-  if(NOT source)
-    message(FATAL_ERROR "tileperf_add_edit_test: kernel '${arg_KERNEL}' is not registered")
-  endif()
+  message(FATAL_ERROR "${patch}: edits '${target}', which no registered kernel uses")
+endfunction()
+
+# _tileperf_add_edit_test(<patch>)
+#   Registers edit.<name>.apply and dump.edit.<name>, then per configuration
+#   and architecture mutant.<name>.<cfg>.<arch> or noop.<name>.<cfg>.<arch>,
+#   where <name> is the patch file's name without .patch.
+function(_tileperf_add_edit_test patch)
+  get_filename_component(name "${patch}" NAME_WE)
+  _tileperf_check_name("edit" "${name}")
+  _tileperf_patch_field(expect "${patch}" expect)
+  _tileperf_patch_field(configs "${patch}" config)
+  _tileperf_patched_kernel(kernel source "${patch}")
 
   set(work "${TILEPERF_SELFTEST_DIR}/${name}")
   get_filename_component(file_name "${source}" NAME)
@@ -55,34 +71,66 @@ function(tileperf_add_edit_test)
     FIXTURES_SETUP "tileperf.edit.${name}" LABELS "selftest;edit")
   _tileperf_add_dump(NAME "dump.edit.${name}" SOURCE "${work}/${file_name}" OUT_DIR "${work}"
     FIXTURE "tileperf.dump.edit.${name}" REQUIRES "tileperf.edit.${name}"
-    CONFIGS ${arg_CONFIGS} LABELS selftest edit)
+    CONFIGS ${configs} LABELS selftest edit)
 
-  if(expect STREQUAL "no change")
+  if(expect STREQUAL "no;change")
     set(kind noop)
     set(expectation -DEXPECT_EXIT=0 "-DEXPECT_OUTPUT=no metric moved")
     set(extra EXTRA --exact)
   else()
     set(kind mutant)
-    string(REPLACE " " ";" metrics "${expect}")
     set(pattern "over the limit:")
-    foreach(metric IN LISTS metrics)
+    foreach(metric IN LISTS expect)
       string(REPLACE "." "\\." metric "${metric}")
       string(APPEND pattern "[^\n]*[ ,]${metric}(,|\n)")
     endforeach()
     set(expectation -DEXPECT_EXIT=3 "-DEXPECT_OUTPUT=${pattern}")
     set(extra "")
   endif()
-  foreach(config IN LISTS arg_CONFIGS)
-    foreach(arch IN LISTS arg_ARCHS)
+  foreach(config IN LISTS configs)
+    foreach(arch IN LISTS TILEPERF_ARCHS)
       set(test "${kind}.${name}.${config}.${arch}")
-      _tileperf_check_command(command KERNEL "${arg_KERNEL}" CONFIG "${config}" ARCH "${arch}"
+      _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${config}" ARCH "${arch}"
         BYTECODE "${work}/${config}.tileirbc" WORK_DIR "${work}"
-        BASELINE "${TILEPERF_BASELINE_DIR}/${arg_KERNEL}/${config}.${arch}.json"
+        BASELINE "${TILEPERF_BASELINE_DIR}/${kernel}/${config}.${arch}.json"
         CHECKS_DIR "${TILEPERF_CHECKS_DIR}" ${extra})
       add_test(NAME "${test}"
         COMMAND "${CMAKE_COMMAND}" ${expectation} -P "${_TILEPERF_EXPECT_RUN}" -- ${command})
       set_tests_properties("${test}" PROPERTIES
         LABELS "selftest;${kind};${arch}" FIXTURES_REQUIRED "tileperf.dump.edit.${name}")
+      set_property(GLOBAL APPEND PROPERTY TILEPERF_EDIT_TESTS "${test}")
     endforeach()
   endforeach()
+endfunction()
+
+# tileperf_add_edit_tests(MUTANTS <dir> NOOPS <dir>)
+#   One _tileperf_add_edit_test per *.patch in both folders (mutant patches
+#   must expect metrics, no-op patches "no change"), then
+#   `mutants.catch_rate`: after all of them, the share of mutant checks that
+#   failed on the metrics they name, and of no-op checks that moved nothing.
+function(tileperf_add_edit_tests)
+  _tileperf_parse(tileperf_add_edit_tests "" "MUTANTS;NOOPS" "" "MUTANTS;NOOPS" ${ARGN})
+  file(GLOB mutants CONFIGURE_DEPENDS "${arg_MUTANTS}/*.patch")
+  file(GLOB noops CONFIGURE_DEPENDS "${arg_NOOPS}/*.patch")
+  foreach(patch IN LISTS mutants)
+    _tileperf_patch_field(expect "${patch}" expect)
+    if(expect STREQUAL "no;change")
+      message(FATAL_ERROR "${patch}: a mutant must expect metrics, not 'no change'")
+    endif()
+    _tileperf_add_edit_test("${patch}")
+  endforeach()
+  foreach(patch IN LISTS noops)
+    _tileperf_patch_field(expect "${patch}" expect)
+    if(NOT expect STREQUAL "no;change")
+      message(FATAL_ERROR "${patch}: a no-op edit must say 'expect: no change'")
+    endif()
+    _tileperf_add_edit_test("${patch}")
+  endforeach()
+  get_property(tests GLOBAL PROPERTY TILEPERF_EDIT_TESTS)
+  list(JOIN TILEPERF_ARCHS "," archs)
+  add_test(NAME mutants.catch_rate
+    COMMAND "${CMAKE_COMMAND}" "-DMUTANT_DIR=${arg_MUTANTS}" "-DNOOP_DIR=${arg_NOOPS}"
+      "-DWORK_DIR=${TILEPERF_SELFTEST_DIR}" "-DARCHS=${archs}" -P "${_TILEPERF_CATCH_RATE}")
+  set_tests_properties(mutants.catch_rate PROPERTIES
+    LABELS "selftest;mutant;noop" DEPENDS "${tests}")
 endfunction()
