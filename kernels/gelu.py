@@ -42,4 +42,5 @@ CONFIGS = {
     "f16_1024": _config(ct.float16, 1024),
     "bf16_4096": _config(ct.bfloat16, 4096),
     "f32_2048": _config(ct.float32, 2048),
+    "f16_8192": _config(ct.float16, 8192),
 }

@@ -35,4 +35,5 @@ CONFIGS = {
     "f16_1024": _config(ct.float16, 1024),
     "bf16_2048": _config(ct.bfloat16, 2048),
     "f32_4096": _config(ct.float32, 4096),
+    "f16_256": _config(ct.float16, 256),
 }

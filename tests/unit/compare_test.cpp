@@ -103,3 +103,17 @@ BOOST_AUTO_TEST_CASE(diff_table_shows_moves_and_top_opcodes) {
   auto same = compare_metrics(metrics({{"regs", 4}}), metrics({{"regs", 4}}), default_like());
   BOOST_TEST(format_diff_table(same) == "  no metric moved\n");
 }
+
+BOOST_AUTO_TEST_CASE(broken_invariant_fails_even_when_baseline_agrees) {
+  Policy p = default_like();
+  p.invariants.push_back(parse_invariant("local.bytes == 0"));
+  p.invariants.back().why = "no spills";
+  p.invariants.back().origin = "checks/k.json: invariants[0]";
+  auto spilling = metrics({{"local.bytes", 32}});
+  auto c = compare_metrics(spilling, spilling, p);
+  BOOST_TEST(c.changed() == 0u);
+  BOOST_TEST(c.state == TestState::kRegressed);
+  BOOST_TEST(format_broken(c.broken) ==
+             "  check broken: checks/k.json: invariants[0] requires local.bytes == 0 (no spills); "
+             "found local.bytes = 32\n");
+}

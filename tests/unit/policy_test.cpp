@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "error.h"
+#include "metrics.h"
 #include "policy.h"
 #include "text.h"
 
@@ -99,4 +100,64 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
   BOOST_TEST(error_of_load(dir) ==
              (dir.path / "gelu.json").string() +
                  ": key 'rules[0]': tolerance 'lots' must look like '5%', '10' or '5% | 10'");
+}
+
+BOOST_AUTO_TEST_CASE(invariants_parse) {
+  auto inv = parse_invariant("local.bytes == 0");
+  BOOST_TEST(inv.metric == "local.bytes");
+  BOOST_TEST(inv.op == "==");
+  BOOST_TEST(inv.value == 0);
+  BOOST_TEST(!inv.is_set);
+  auto set = parse_invariant("remarks.load.tma_shape.* == {64x128, 64x64}");
+  BOOST_TEST(set.is_set);
+  BOOST_TEST(set.metric == "remarks.load.tma_shape");
+  BOOST_TEST((set.set == std::vector<std::string>{"64x128", "64x64"}));
+  BOOST_CHECK_THROW(parse_invariant("local.bytes = 0"), UsageError);
+  BOOST_CHECK_THROW(parse_invariant("regs.* <= 4"), UsageError);
+  BOOST_CHECK_THROW(parse_invariant("remarks.load.tma_shape == {64x64}"), UsageError);
+  BOOST_CHECK_THROW(parse_invariant("remarks.load.tma_shape.* >= {64x64}"), UsageError);
+}
+
+BOOST_AUTO_TEST_CASE(invariants_evaluate) {
+  Policy p;
+  for (const char* text : {"local.bytes == 0", "remarks.tensor_core.passed >= 1", "loop.ii <= 200",
+                           "remarks.load.tma_shape.* == {64x128, 64x64}"}) {
+    p.invariants.push_back(parse_invariant(text));
+  }
+  Metrics m;
+  m.values = {{"local.bytes", 16},
+              {"remarks.tensor_core.passed", 2},
+              {"remarks.load.tma_shape.64x64", 3},
+              {"remarks.load.tma_shape.32x64", 0}};
+  auto broken = check_invariants(p, m);
+  BOOST_REQUIRE(broken.size() == 3u);
+  BOOST_TEST(broken[0].found == "local.bytes = 16");
+  BOOST_TEST(broken[1].found == "not measured");  // no metric: never passes by default
+  BOOST_TEST(broken[2].found == "{64x64}");
+  m.values["local.bytes"] = 0;
+  m.values["loop.ii"] = 120;
+  m.values["remarks.load.tma_shape.64x128"] = 1;
+  BOOST_TEST(check_invariants(p, m).empty());
+}
+
+BOOST_AUTO_TEST_CASE(invariants_load_with_errors_naming_key) {
+  TempDir dir;
+  dir.write("default.json", R"({"rules": [{"metric": "*"}], "invariants": [{"require": "regs <= 255"}]})");
+  dir.write("gelu.json", R"({"invariants": [{"require": "local.bytes == 0", "why": "no spills"}],
+      "configs": {"f16": {"invariants": [{"require": "remarks.load.tma >= 2"}]},
+                  "f32": {"invariants": [{"require": "remarks.load.tma >= 9"}]}}})");
+  Policy p = load_policy(dir.path.string(), "gelu", "f16");
+  BOOST_REQUIRE(p.invariants.size() == 3u);
+  BOOST_TEST(p.invariants[0].text == "remarks.load.tma >= 2");
+  BOOST_TEST(p.invariants[0].origin == (dir.path / "gelu.json").string() + ": configs.f16.invariants[0]");
+  BOOST_TEST(p.invariants[1].why == "no spills");
+  BOOST_TEST(p.invariants[2].text == "regs <= 255");
+  dir.write("gelu.json", R"({"invariants": [{"require": "local.bytes = 0"}]})");
+  BOOST_TEST(error_of_load(dir) ==
+             (dir.path / "gelu.json").string() +
+                 ": key 'invariants[0]': require 'local.bytes = 0' must look like 'local.bytes == 0'"
+                 " or 'remarks.load.tma_shape.* == {64x64, 64x128}'");
+  dir.write("gelu.json", R"({"configs": {"f16": {"invariant": []}}})");
+  BOOST_TEST(error_of_load(dir) == (dir.path / "gelu.json").string() +
+                                       ": unknown key 'configs.f16.invariant'");
 }

@@ -67,6 +67,7 @@ Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& r
   Metrics m;
   m.id = o.id;
   m.toolchain["tileiras"] = tool_version(o.tc.tileiras);
+  m.toolchain["tileirdisasm"] = tool_version(o.tc.tileirdisasm());
   m.toolchain["cuobjdump"] = tool_version(o.tc.cuobjdump);
   // cuobjdump --dump-sass runs nvdisasm: its release shapes the listing too.
   fs::path nvdisasm = fs::path(o.tc.cuobjdump).parent_path() / "nvdisasm";
@@ -79,12 +80,15 @@ Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& r
 
   fs::create_directories(o.work_dir);
   std::string cubin = o.prefix() + ".cubin";
-  auto compiled = compile_bytecode(o.tc, o.bytecode, o.id.arch, cubin, o.prefix() + ".remarks.yaml");
+  std::string remarks = o.prefix() + ".remarks.yaml";
+  auto compiled = compile_bytecode(o.tc, o.bytecode, o.id.arch, cubin, remarks);
   result.seconds["dump"] = dump.value("seconds", 0.0);
   result.seconds["compile"] = compiled.seconds;
 
   auto t = Clock::now();
-  m.values = metrics_from(run_tool_outputs(o.tc, cubin, o.prefix()), cubin);
+  Measurement measured = measure(run_tool_outputs(o.tc, cubin, o.bytecode, remarks, o.prefix()), cubin);
+  m.values = std::move(measured.values);
+  result.notes = std::move(measured.notes);
   write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m));
   result.seconds["extract"] = since(t);
   for (const auto& k : {"sass.instructions", "sass.mufu", "regs", "local.bytes", "cubin.bytes"}) {
@@ -153,14 +157,17 @@ int compare_with_baseline(const CheckOptions& o, const Metrics& current, TestRes
   result.set_diff(c);
   result.state = state_name(c.state);
   auto regressed = c.with_verdict(Verdict::kRegressed);
-  if (!regressed.empty()) {
+  if (!regressed.empty() || !c.broken.empty()) {
     std::string names;
     for (auto* d : regressed) names += (names.empty() ? "" : ", ") + d->name;
-    result.message = "over the limit: " + names;
+    if (!names.empty()) result.message = "over the limit: " + names;
+    if (!c.broken.empty()) {
+      result.message += fmt::format("{}{} check(s) broken", names.empty() ? "" : "; ", c.broken.size());
+    }
   } else if (c.state == TestState::kImproved) {
     result.message = "improved beyond tolerance; tighten the baseline with: " + o.update_command;
   }
-  report = format_diff_table(c, o.verbose);
+  report = format_broken(c.broken) + format_diff_table(c, o.verbose);
   return c.state == TestState::kRegressed ? kExitRegression : kExitOk;
 }
 
@@ -183,6 +190,7 @@ void finish(const CheckOptions& o, TestResult& result, const std::string& report
              timing.empty() ? "" : " (" + timing + ")");
   if (print_message && !result.message.empty()) fmt::print("  {}\n", result.message);
   fmt::print("{}", report);
+  for (const auto& note : result.notes) fmt::print("  note: {}\n", note);
 }
 
 int check(const CheckOptions& o, TestResult& result, std::string& report) {

@@ -36,7 +36,8 @@ int run_compare(const Args& args) {
   Metrics baseline = read_metrics(baseline_path);
   Policy policy = load_policy(checks, current.id.kernel, current.id.config);
   Comparison c = compare_metrics(baseline, current, policy, exact);
-  fmt::print("{}: {}\n{}", current.id.name(), state_name(c.state), format_diff_table(c, verbose));
+  fmt::print("{}: {}\n{}{}", current.id.name(), state_name(c.state), format_broken(c.broken),
+             format_diff_table(c, verbose));
   return c.state == TestState::kRegressed ? kExitRegression : kExitOk;
 }
 

@@ -16,12 +16,14 @@ int run_extract(const Args& args) {
   CLI::App app("Extract metrics from a cubin. Runs cuobjdump unless --sass and --res-usage "
                "give its captured output.",
                "extract");
-  std::string cubin, sass, res_usage, out;
+  std::string cubin, sass, res_usage, remarks, tileir, out;
   Toolchain tc;
   Metrics m;
   app.add_option("--cubin", cubin, "the cubin to measure")->required();
   app.add_option("--sass", sass, "captured `cuobjdump --dump-sass` output");
   app.add_option("--res-usage", res_usage, "captured `cuobjdump -res-usage` output");
+  app.add_option("--remarks", remarks, "YAML remarks tileiras wrote for the cubin");
+  app.add_option("--tileir", tileir, "captured `tileirdisasm` output of the bytecode");
   app.add_option("--cuobjdump", tc.cuobjdump, "cuobjdump executable (when not captured)");
   app.add_option("--kernel", m.id.kernel, "kernel name recorded in the output")->default_val("kernel");
   app.add_option("--config", m.id.config, "configuration name recorded")->default_val("config");
@@ -33,14 +35,25 @@ int run_extract(const Args& args) {
   ToolOutputs outputs;
   if (!sass.empty() || !res_usage.empty()) {
     if (sass.empty() || res_usage.empty()) throw UsageError("extract: give both --sass and --res-usage");
-    outputs = {read_file(sass), sass, read_file(res_usage), res_usage};
+    outputs.sass_text = read_file(sass);
+    outputs.sass_name = sass;
+    outputs.res_usage_text = read_file(res_usage);
+    outputs.res_usage_name = res_usage;
     m.toolchain["cuobjdump"] = "captured";
   } else {
     if (tc.cuobjdump.empty()) throw UsageError("extract: give --cuobjdump, or --sass and --res-usage");
-    outputs = run_tool_outputs(tc, cubin, "");
+    outputs.sass_text = run_cuobjdump(tc, {std::begin(kSassArgs), std::end(kSassArgs)}, cubin);
+    outputs.sass_name = "cuobjdump --dump-sass " + cubin;
+    outputs.res_usage_text =
+        run_cuobjdump(tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);
+    outputs.res_usage_name = "cuobjdump -res-usage " + cubin;
     m.toolchain["cuobjdump"] = tool_version(tc.cuobjdump);
   }
-  m.values = metrics_from(outputs, cubin);
+  if (!remarks.empty()) outputs.remarks_text = read_file(remarks), outputs.remarks_name = remarks;
+  if (!tileir.empty()) outputs.tileir_text = read_file(tileir), outputs.tileir_name = tileir;
+  Measurement measured = measure(outputs, cubin);
+  m.values = std::move(measured.values);
+  for (const auto& note : measured.notes) std::cerr << "note: " << note << "\n";
   m.flags["cuobjdump"] = {std::begin(kSassArgs)[0], std::begin(kResUsageArgs)[0]};
   m.generator = std::string("tileperf ") + TILEPERF_VERSION + " extract";
   if (out.empty()) {

@@ -98,7 +98,8 @@ Comparison compare_metrics(const Metrics& baseline, const Metrics& current, cons
     result.diffs.push_back(std::move(d));
   }
   std::sort(result.diffs.begin(), result.diffs.end(), by_impact);
-  if (!result.with_verdict(Verdict::kRegressed).empty()) {
+  result.broken = check_invariants(policy, current);
+  if (!result.with_verdict(Verdict::kRegressed).empty() || !result.broken.empty()) {
     result.state = TestState::kRegressed;
   } else if (!result.with_verdict(Verdict::kImproved).empty()) {
     result.state = TestState::kImproved;

@@ -31,13 +31,15 @@ enum class TestState { kPass, kImproved, kRegressed };
 
 struct Comparison {
   std::vector<MetricDiff> diffs;  // every metric of either side, sorted by impact
+  std::vector<BrokenInvariant> broken;  // invariants of the policy that do not hold
   TestState state = TestState::kPass;
   std::size_t changed() const;
   std::vector<const MetricDiff*> with_verdict(Verdict v) const;
 };
 
 // With `exact`, any change of any metric, informational ones included,
-// counts as a regression (used to prove that an edit moves nothing).
+// counts as a regression (used to prove that an edit moves nothing). A broken
+// invariant of the policy makes the state regressed whatever the baseline says.
 Comparison compare_metrics(const Metrics& baseline, const Metrics& current,
                            const Policy& policy, bool exact = false);
 

@@ -1,10 +1,12 @@
-// The measurement steps shared by `extract` and `check`: cuobjdump output
-// (run now, or captured earlier) and the cubin itself become metric values.
+// The measurement steps shared by `extract` and `check`: tool output (run
+// now, or captured earlier) and the cubin itself become metric values and
+// diagnostic notes.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "toolchain.h"
 
@@ -13,15 +15,23 @@ namespace tileperf {
 struct ToolOutputs {
   std::string sass_text, sass_name;            // cuobjdump --dump-sass
   std::string res_usage_text, res_usage_name;  // cuobjdump -res-usage
+  std::string remarks_text, remarks_name;      // tileiras YAML remarks (optional)
+  std::string tileir_text, tileir_name;        // tileirdisasm output (optional)
 };
 
-// Runs cuobjdump on `cubin`; when `keep_prefix` is not empty, also saves its
-// output to <keep_prefix>.sass and <keep_prefix>.res-usage.txt.
+// Runs cuobjdump on `cubin` and tileirdisasm on `bytecode`, reads the
+// remarks tileiras wrote to `remarks`; with a non-empty `keep_prefix` also
+// saves <prefix>.sass, <prefix>.res-usage.txt and <prefix>.tileir.
 ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
+                             const std::string& bytecode, const std::string& remarks,
                              const std::string& keep_prefix);
 
-std::map<std::string, std::int64_t> metrics_from(const ToolOutputs& outputs,
-                                                 const std::string& cubin);
+struct Measurement {
+  std::map<std::string, std::int64_t> values;
+  std::vector<std::string> notes;  // diagnostics: never gate by themselves
+};
+
+Measurement measure(const ToolOutputs& outputs, const std::string& cubin);
 
 // cuobjdump arguments, recorded in metrics next to the tileiras flags.
 inline const char* const kSassArgs[] = {"--dump-sass"};

@@ -1,10 +1,12 @@
 #include "policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "error.h"
 #include "metrics.h"
@@ -15,6 +17,7 @@ namespace tileperf {
 namespace {
 
 const std::regex kRelative(R"(^([0-9]+(\.[0-9]+)?)%$)");
+const std::regex kRequire(R"(^\s*([A-Za-z0-9_.*]+)\s*(==|!=|<=|>=|<|>)\s*(-?[0-9]+|\{[^}]*\})\s*$)");
 const std::regex kAbsolute(R"(^[0-9]+$)");
 
 Direction parse_direction(const std::string& s) {
@@ -52,26 +55,60 @@ void append_rules(const nlohmann::json& rules, const std::string& file, const st
   }
 }
 
-void load_file(const std::string& file, const std::string& config, std::vector<Rule>& out) {
-  auto j = parse_json(read_file(file), file);
-  if (!j.is_object()) throw InputError(file, 0, "expected a JSON object");
-  for (const auto& [k, v] : j.items()) {
-    if (k != "rules" && k != "configs" && k != "why") {
-      throw InputError(file, 0, "unknown key '" + k + "'");
+void append_invariants(const nlohmann::json& list, const std::string& file, const std::string& where,
+                       std::vector<Invariant>& out) {
+  if (!list.is_array()) throw InputError(file, 0, "key '" + where + "' must be a list of invariants");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    std::string key = fmt::format("{}[{}]", where, i);
+    const auto& r = list[i];
+    try {
+      if (!r.is_object() || !r.contains("require")) throw UsageError("needs a 'require' string");
+      for (const auto& [k, v] : r.items()) {
+        if (k != "require" && k != "why") throw UsageError("unknown field '" + k + "'");
+      }
+      Invariant inv = parse_invariant(r.at("require").get<std::string>());
+      inv.why = r.value("why", "");
+      inv.origin = file + ": " + key;
+      out.push_back(std::move(inv));
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(file, 0, "key '" + key + "': 'require' and 'why' must be strings");
+    } catch (const UsageError& e) {
+      throw InputError(file, 0, "key '" + key + "': " + e.what());
     }
   }
+}
+
+void check_keys(const nlohmann::json& j, const std::string& file, const std::string& where,
+                std::initializer_list<const char*> allowed) {
+  for (const auto& [k, v] : j.items()) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok) throw InputError(file, 0, "unknown key '" + where + k + "'");
+  }
+}
+
+void load_file(const std::string& file, const std::string& config, Policy& out) {
+  auto j = parse_json(read_file(file), file);
+  if (!j.is_object()) throw InputError(file, 0, "expected a JSON object");
+  check_keys(j, file, "", {"rules", "invariants", "configs", "why"});
   if (j.contains("configs")) {
     const auto& configs = j["configs"];
     if (!configs.is_object()) throw InputError(file, 0, "key 'configs' must be an object");
+    for (const auto& [name, c] : configs.items()) {
+      if (!c.is_object()) throw InputError(file, 0, "key 'configs." + name + "' must be an object");
+      check_keys(c, file, "configs." + name + ".", {"rules", "invariants", "why"});
+    }
     if (configs.contains(config)) {
       const auto& c = configs[config];
-      if (!c.is_object() || !c.contains("rules")) {
-        throw InputError(file, 0, "key 'configs." + config + "' must hold 'rules'");
+      std::string where = "configs." + config + ".";
+      if (c.contains("rules")) append_rules(c["rules"], file, where + "rules", out.rules);
+      if (c.contains("invariants")) {
+        append_invariants(c["invariants"], file, where + "invariants", out.invariants);
       }
-      append_rules(c["rules"], file, "configs." + config + ".rules", out);
     }
   }
-  if (j.contains("rules")) append_rules(j["rules"], file, "rules", out);
+  if (j.contains("rules")) append_rules(j["rules"], file, "rules", out.rules);
+  if (j.contains("invariants")) append_invariants(j["invariants"], file, "invariants", out.invariants);
 }
 
 }  // namespace
@@ -144,13 +181,77 @@ Policy load_policy(const std::string& checks_dir, const std::string& kernel,
   namespace fs = std::filesystem;
   Policy policy;
   fs::path kernel_file = fs::path(checks_dir) / (kernel + ".json");
-  if (fs::exists(kernel_file)) load_file(kernel_file.string(), config, policy.rules);
+  if (fs::exists(kernel_file)) load_file(kernel_file.string(), config, policy);
   fs::path default_file = fs::path(checks_dir) / "default.json";
   if (!fs::exists(default_file)) {
     throw InputError(default_file.string(), 0, "default policy file is missing");
   }
-  load_file(default_file.string(), config, policy.rules);
+  load_file(default_file.string(), config, policy);
   return policy;
+}
+
+Invariant parse_invariant(const std::string& text) {
+  std::smatch m;
+  if (!std::regex_match(text, m, kRequire)) {
+    throw UsageError("require '" + text + "' must look like 'local.bytes == 0' or "
+                     "'remarks.load.tma_shape.* == {64x64, 64x128}'");
+  }
+  Invariant inv;
+  inv.text = text;
+  inv.metric = m[1];
+  inv.op = m[2];
+  std::string rhs = m[3];
+  if (rhs.front() == '{') {
+    if (inv.op != "==" || inv.metric.size() < 3 || inv.metric.substr(inv.metric.size() - 2) != ".*") {
+      throw UsageError("require '" + text + "': a set needs '<prefix>.* == {...}'");
+    }
+    inv.is_set = true;
+    inv.metric = inv.metric.substr(0, inv.metric.size() - 2);
+    for (const auto& item : split(rhs.substr(1, rhs.size() - 2), ',')) {
+      if (!trim(item).empty()) inv.set.push_back(trim(item));
+    }
+    std::sort(inv.set.begin(), inv.set.end());
+  } else {
+    if (inv.metric.find('*') != std::string::npos) {
+      throw UsageError("require '" + text + "': only a set comparison may use '*'");
+    }
+    inv.value = std::stoll(rhs);
+  }
+  return inv;
+}
+
+namespace {
+
+bool compare_int(std::int64_t a, const std::string& op, std::int64_t b) {
+  if (op == "==") return a == b;
+  if (op == "!=") return a != b;
+  if (op == "<=") return a <= b;
+  if (op == ">=") return a >= b;
+  if (op == "<") return a < b;
+  return a > b;
+}
+
+}  // namespace
+
+std::vector<BrokenInvariant> check_invariants(const Policy& policy, const Metrics& current) {
+  std::vector<BrokenInvariant> broken;
+  for (const auto& inv : policy.invariants) {
+    if (inv.is_set) {
+      std::vector<std::string> found;
+      std::string prefix = inv.metric + ".";
+      for (const auto& [name, value] : current.values) {
+        if (name.rfind(prefix, 0) == 0 && value != 0) found.push_back(name.substr(prefix.size()));
+      }
+      if (found != inv.set) {
+        broken.push_back({&inv, fmt::format("{{{}}}", fmt::join(found, ", "))});
+      }
+    } else if (!current.values.count(inv.metric)) {
+      broken.push_back({&inv, "not measured"});
+    } else if (!compare_int(current.get(inv.metric), inv.op, inv.value)) {
+      broken.push_back({&inv, fmt::format("{} = {}", inv.metric, current.get(inv.metric))});
+    }
+  }
+  return broken;
 }
 
 }  // namespace tileperf

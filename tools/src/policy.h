@@ -1,16 +1,25 @@
-// Metric policies from checks/: for each metric pattern a direction and a
-// tolerance. Files hold an ordered list of rules; the first rule whose
-// pattern matches a metric decides. Per-kernel files (checks/<kernel>.json)
-// are consulted before checks/default.json, and a kernel file's
-// "configs": {"<config>": {"rules": [...]}} before the kernel's own rules.
+// Policies and invariants from checks/.
+//
+// Rules: for each metric pattern a direction and a tolerance. Files hold an
+// ordered list of rules; the first rule whose pattern matches a metric
+// decides. Per-kernel files (checks/<kernel>.json) are consulted before
+// checks/default.json, and a kernel file's "configs": {"<config>": {...}}
+// before the kernel's own rules.
+//
+// Invariants: structural facts a kernel declares ("invariants": [...] at the
+// top of a file or inside a config), which must hold whatever the baseline
+// says: `"require": "<metric> <op> <integer>"` (op: == != <= >= < >), or
+// `"require": "<prefix>.* == {a, b, ...}"`: the metrics under the prefix that
+// are non-zero are exactly those suffixes.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace tileperf {
+
+struct Metrics;
 
 enum class Direction { kLower, kHigher, kExact, kInfo };
 
@@ -28,19 +37,43 @@ struct Rule {
   std::string origin;  // "checks/default.json: rules[3]"
 };
 
+struct Invariant {
+  std::string text;    // the require string
+  std::string metric;  // metric name, or the prefix (without ".*") of a set
+  std::string op;
+  std::int64_t value = 0;
+  std::vector<std::string> set;  // for set invariants, sorted
+  bool is_set = false;
+  std::string why;
+  std::string origin;  // "checks/matmul.json: invariants[0]"
+};
+
 struct Policy {
-  std::vector<Rule> rules;  // in priority order
+  std::vector<Rule> rules;            // in priority order
+  std::vector<Invariant> invariants;  // all must hold
   const Rule* find(const std::string& metric) const;  // nullptr: no rule
 };
 
 // Parses "5%", "10", "5% | 10" (both), "0". Throws UsageError on bad text.
 Tolerance parse_tolerance(const std::string& text);
+// Parses a require string. Throws UsageError on bad text.
+Invariant parse_invariant(const std::string& text);
 const char* direction_name(Direction d);
 bool glob_match(const std::string& pattern, const std::string& text);
 
-// Loads checks/<kernel>.json (if present, config overrides first) and
+// Loads checks/<kernel>.json (if present, config entries first) and
 // checks/default.json (required). Errors name the file and the key.
 Policy load_policy(const std::string& checks_dir, const std::string& kernel,
                    const std::string& config);
+
+struct BrokenInvariant {
+  const Invariant* invariant;
+  std::string found;  // what the metrics say instead
+};
+
+// Every invariant that does not hold for `current`. An invariant on a metric
+// that was not measured at all breaks ("not measured"), so that a check on a
+// metric the toolchain does not report never passes by default.
+std::vector<BrokenInvariant> check_invariants(const Policy& policy, const Metrics& current);
 
 }  // namespace tileperf

@@ -95,6 +95,16 @@ std::string format_diff_table(const Comparison& c, bool verbose) {
   return out;
 }
 
+std::string format_broken(const std::vector<BrokenInvariant>& broken) {
+  std::string out;
+  for (const auto& b : broken) {
+    const Invariant& inv = *b.invariant;
+    out += fmt::format("  check broken: {} requires {}{}; found {}\n", inv.origin, inv.text,
+                       inv.why.empty() ? "" : " (" + inv.why + ")", b.found);
+  }
+  return out;
+}
+
 std::string key_metrics(const Metrics& m) {
   std::string out;
   for (const char* k : kKeyMetrics) {

@@ -13,6 +13,9 @@ namespace tileperf {
 // opcodes that moved most.
 std::string format_diff_table(const Comparison& c, bool verbose = false);
 
+// One line per broken invariant: what it requires, why, and what was found.
+std::string format_broken(const std::vector<BrokenInvariant>& broken);
+
 // "sass.instructions=255 sass.mufu=8 regs=40 local.bytes=0 cubin.bytes=14289"
 std::string key_metrics(const Metrics& m);
 

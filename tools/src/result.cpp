@@ -19,13 +19,19 @@ void TestResult::set_diff(const Comparison& c) {
                                 : d.verdict == Verdict::kOk       ? "ok"
                                                                   : "info"}});
   }
+  broken = nlohmann::json::array();
+  for (const auto& b : c.broken) {
+    broken.push_back({{"require", b.invariant->text}, {"why", b.invariant->why},
+                      {"origin", b.invariant->origin}, {"found", b.found}});
+  }
 }
 
 nlohmann::json to_json(const TestResult& r) {
   return {{"format", kResultFormat},  {"test", r.id.name()},       {"kernel", r.id.kernel},
           {"config", r.id.config},    {"arch", r.id.arch},         {"state", r.state},
           {"exit_code", r.exit_code}, {"message", r.message},      {"key_metrics", r.key_metrics},
-          {"seconds", r.seconds},     {"diff", r.diff}};
+          {"seconds", r.seconds},     {"diff", r.diff},            {"broken", r.broken},
+          {"notes", r.notes}};
 }
 
 TestResult result_from_json(const nlohmann::json& j, const std::string& filename) {
@@ -41,6 +47,8 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     r.key_metrics = j.at("key_metrics").get<std::map<std::string, std::int64_t>>();
     r.seconds = j.at("seconds").get<std::map<std::string, double>>();
     r.diff = j.value("diff", nlohmann::json::array());
+    r.broken = j.value("broken", nlohmann::json::array());
+    r.notes = j.value("notes", std::vector<std::string>{});
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(filename, 0, std::string("malformed result: ") + e.what());

@@ -24,7 +24,9 @@ struct TestResult {
   std::string message;
   std::map<std::string, std::int64_t> key_metrics;
   std::map<std::string, double> seconds;  // dump, compile, extract, compare
-  nlohmann::json diff = nlohmann::json::array();  // metrics that moved
+  nlohmann::json diff = nlohmann::json::array();    // metrics that moved
+  nlohmann::json broken = nlohmann::json::array();  // invariants that do not hold
+  std::vector<std::string> notes;                   // diagnostics, never gating
 
   void set_diff(const Comparison& c);
 };

@@ -135,6 +135,22 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
   return CompileOutput{r.seconds, said};
 }
 
+std::string Toolchain::tileirdisasm() const {
+  return (fs::path(tileiras).parent_path() / "tileirdisasm").string();
+}
+
+std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode) {
+  std::string tool = tc.tileirdisasm();
+  if (!fs::exists(tool)) {
+    throw ToolError(fmt::format("tileirdisasm not found at '{}' (it ships beside tileiras)", tool));
+  }
+  auto r = run_process({tool, bytecode}, tool_environment(tc, tool));
+  if (!r.ok()) {
+    throw ToolError(fmt::format("tileirdisasm {} failed ({}): {}", bytecode, r.describe(), tail(r.err)));
+  }
+  return r.out;
+}
+
 std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
                           const std::string& cubin) {
   require_file(tc.cuobjdump, "cuobjdump");

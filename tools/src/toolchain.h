@@ -15,6 +15,8 @@ struct Toolchain {
   std::string tileiras;
   std::string cuobjdump;
   double timeout_seconds = 600;
+  // tileirdisasm ships beside tileiras; it prints a bytecode file's TileIR.
+  std::string tileirdisasm() const;
 };
 
 // "13.4.92" from the tool's --version banner ("... release 13.4, V13.4.92").
@@ -38,6 +40,9 @@ struct CompileOutput {
 CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
                                const std::string& arch, const std::string& cubin,
                                const std::string& remarks);
+
+// TileIR text of a bytecode file, from tileirdisasm.
+std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode);
 
 // Runs cuobjdump with `args` on `cubin` and returns its standard output.
 std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,

@@ -1,0 +1,106 @@
+#define BOOST_TEST_MODULE remarks
+#include <boost/test/unit_test.hpp>
+
+#include "fixtures.h"
+#include "remarks.h"
+
+using namespace tileperf;
+using namespace tileperf::testing;
+
+namespace {
+
+std::string error_of_remarks(const std::string& text) {
+  try {
+    parse_remarks(text, "r.yaml");
+  } catch (const InputError& e) {
+    return format_error(e);
+  }
+  return "";
+}
+
+const std::string kMma =
+    "--- !Passed\n"
+    "Pass:            Tensor-core\n"
+    "Name:            RemarkTensorCoreMMA\n"
+    "DebugLoc:        { File: '/src/k.py', Line: 13, Column: 14 }\n"
+    "Function:        matmul\n"
+    "Args:\n"
+    "  - RemarkId:    2\n"
+    "  - Remark:      MMA operation successfully optimized to use Tensor Cores\n"
+    "  - Instruction: Tensor-core SM90\n"
+    "  - Shape:       '[64, 128, 16]'\n"
+    "...\n";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(duplicated_documents_are_folded) {
+  auto text = fixture("gelu.f16_1024.sm_120.remarks.yaml");
+  auto remarks = parse_remarks(text, "gelu.yaml");
+  BOOST_REQUIRE(remarks.size() == 1u);  // tileiras wrote the one remark twice
+  BOOST_TEST(remarks[0].kind == "Passed");
+  BOOST_TEST(remarks[0].name == "RemarkMemoryLoadInstructionSelected");
+  BOOST_TEST(remarks[0].function == "gelu");
+  BOOST_TEST(remarks[0].arg("Instruction") == "Global-memory load instruction");
+  BOOST_TEST(remarks[0].where().find("gelu.py:") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(tma_loads_and_stores_with_shapes) {
+  auto m = remark_metrics(parse_remarks(fixture("softmax.f16_1024.sm_100.remarks.yaml"), "s.yaml"));
+  BOOST_TEST(m.at("remarks.load.tma") == 1);
+  BOOST_TEST(m.at("remarks.store.tma") == 1);
+  BOOST_TEST(m.at("remarks.load.global") == 0);
+  BOOST_TEST(m.at("remarks.load.tma_shape.256x1") == 1);
+  BOOST_TEST(m.at("remarks.tensor_core.passed") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(global_loads) {
+  auto m = remark_metrics(parse_remarks(fixture("vector_add.f32_4096.sm_120.remarks.yaml"), "v.yaml"));
+  BOOST_TEST(m.at("remarks.load.global") == 2);
+  BOOST_TEST(m.at("remarks.load.tma") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(tensor_core_passed_and_failed) {
+  std::string failed = kMma;
+  failed.replace(failed.find("!Passed"), 7, "!Failure");
+  failed.replace(failed.find("MMA operation successfully"), 26, "MMA operation failed to");
+  failed.replace(failed.find("Tensor-core SM90"), 16, "FMA");
+  auto m = remark_metrics(parse_remarks(kMma + kMma + failed, "m.yaml"));
+  BOOST_TEST(m.at("remarks.tensor_core.passed") == 1);
+  BOOST_TEST(m.at("remarks.tensor_core.failed") == 1);
+  BOOST_TEST(m.at("remarks.tensor_core.instruction.SM90") == 1);
+  BOOST_TEST(m.at("remarks.tensor_core.instruction.FMA") == 1);
+  BOOST_TEST(m.at("remarks.tensor_core.shape.64x128x16") == 2);
+  auto notes = remark_diagnostics(parse_remarks(failed, "m.yaml"));
+  BOOST_REQUIRE(notes.size() == 1u);
+  BOOST_TEST(notes[0] == "k.py:13:14: MMA operation failed to optimized to use Tensor Cores");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_remarks_are_counted_not_dropped) {
+  std::string other = kMma;
+  other.replace(other.find("RemarkTensorCoreMMA"), 19, "RemarkLoopPipeline");
+  auto m = remark_metrics(parse_remarks(other, "o.yaml"));
+  BOOST_TEST(m.at("remarks.other.RemarkLoopPipeline.Passed") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(empty_file_has_no_remarks) {
+  BOOST_TEST(parse_remarks("", "e.yaml").empty());
+  BOOST_TEST(remark_metrics({}).at("remarks.tensor_core.failed") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(truncated_remarks) {
+  std::string text = first_lines(fixture("softmax.f16_1024.sm_100.remarks.yaml"), 14);
+  BOOST_TEST(error_of_remarks(text) ==
+             "tileperf: error: r.yaml:14: remarks are truncated: the last document has no end "
+             "marker '...'\n");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_remarks) {
+  BOOST_TEST(error_of_remarks("--- !Passed\nName: [unclosed\n...\n") ==
+             "tileperf: error: r.yaml:3: invalid YAML: end of sequence flow not found\n...\n");
+  std::string no_name = kMma;
+  no_name.erase(no_name.find("Name:"), no_name.find("DebugLoc:") - no_name.find("Name:"));
+  BOOST_TEST(error_of_remarks(kMma + no_name) ==
+             "tileperf: error: r.yaml:12: remark lacks 'Name'\n");
+  std::string bad_args = "--- !Passed\nName: X\nFunction: f\nArgs: 3\n...\n";
+  BOOST_TEST(error_of_remarks(bad_args) == "tileperf: error: r.yaml:1: remark 'Args' is not a list\n");
+}

@@ -1,0 +1,175 @@
+#include "remarks.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "error.h"
+#include "text.h"
+
+namespace tileperf {
+
+namespace {
+
+const std::regex kShape(R"(\[\s*([0-9]+(\s*,\s*[0-9]+)*)\s*\])");
+
+std::string scalar(const YAML::Node& node) {
+  return node && node.IsScalar() ? node.as<std::string>() : "";
+}
+
+// "[64, 128, 16]" -> "64x128x16"; other text is kept as it is.
+std::string shape_key(const std::string& text) {
+  std::smatch m;
+  if (!std::regex_match(text, m, kShape)) return text;
+  std::string out;
+  for (const auto& part : split(m[1].str(), ',')) {
+    if (!out.empty()) out += 'x';
+    out += trim(part);
+  }
+  return out;
+}
+
+// Metric-name-safe word: letters, digits, '_' and 'x'; others become '_'.
+std::string word(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  return s;
+}
+
+Remark to_remark(const YAML::Node& doc, const std::string& filename) {
+  int line = static_cast<int>(doc.Mark().line) + 1;
+  if (!doc.IsMap()) throw InputError(filename, line, "remark document is not a mapping");
+  for (const char* key : {"Name", "Function", "Args"}) {
+    if (!doc[key]) throw InputError(filename, line, std::string("remark lacks '") + key + "'");
+  }
+  Remark r;
+  r.kind = doc.Tag().size() > 1 && doc.Tag()[0] == '!' ? doc.Tag().substr(1) : doc.Tag();
+  r.pass = scalar(doc["Pass"]);
+  r.name = scalar(doc["Name"]);
+  r.function = scalar(doc["Function"]);
+  if (const auto loc = doc["DebugLoc"]; loc && loc.IsMap()) {
+    r.file = scalar(loc["File"]);
+    r.line = loc["Line"] ? loc["Line"].as<int>() : 0;
+    r.column = loc["Column"] ? loc["Column"].as<int>() : 0;
+  }
+  if (!doc["Args"].IsSequence()) throw InputError(filename, line, "remark 'Args' is not a list");
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& item : doc["Args"]) {
+    if (!item.IsMap()) throw InputError(filename, line, "remark argument is not a key: value");
+    for (const auto& kv : item) {
+      auto pair = std::make_pair(kv.first.as<std::string>(), scalar(kv.second));
+      if (seen.insert(pair).second) r.args.push_back(pair);
+    }
+  }
+  return r;
+}
+
+std::string document_key(const Remark& r) {
+  std::string key = fmt::format("{}|{}|{}|{}|{}:{}:{}", r.kind, r.pass, r.name, r.function, r.file,
+                                r.line, r.column);
+  for (const auto& [k, v] : r.args) key += "|" + k + "=" + v;
+  return key;
+}
+
+bool is_failure(const Remark& r) { return r.kind == "Failure" || r.kind == "Missed"; }
+
+void count_memory(const Remark& r, const std::string& op, std::map<std::string, std::int64_t>& m) {
+  std::string instruction = r.arg("Instruction");
+  bool tma = instruction.find("TMA") != std::string::npos;
+  ++m["remarks." + op + (tma ? ".tma" : ".global")];
+  if (tma && !r.arg("Shape").empty()) ++m["remarks." + op + ".tma_shape." + word(shape_key(r.arg("Shape")))];
+}
+
+}  // namespace
+
+std::string Remark::arg(const std::string& key) const {
+  for (const auto& [k, v] : args) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+std::string Remark::where() const {
+  std::string base = file.substr(file.find_last_of('/') + 1);
+  return fmt::format("{}:{}:{}", base.empty() ? "?" : base, line, column);
+}
+
+std::vector<Remark> parse_remarks(const std::string& text, const std::string& filename) {
+  std::string body = trim(text);
+  if (!body.empty() && !(body.size() >= 3 && body.compare(body.size() - 3, 3, "...") == 0)) {
+    int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+    throw InputError(filename, lines, "remarks are truncated: the last document has no end marker '...'");
+  }
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(filename, e.mark.line + 1, "invalid YAML: " + e.msg,
+                     e.mark.line >= 0 ? split(text, '\n').at(e.mark.line) : "");
+  }
+  std::vector<Remark> out;
+  std::set<std::string> seen;
+  for (const auto& doc : docs) {
+    if (doc.IsNull()) continue;
+    Remark r = to_remark(doc, filename);
+    if (seen.insert(document_key(r)).second) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::map<std::string, std::int64_t> remark_metrics(const std::vector<Remark>& remarks) {
+  std::map<std::string, std::int64_t> m = {
+      {"remarks.tensor_core.passed", 0}, {"remarks.tensor_core.failed", 0},
+      {"remarks.load.tma", 0},           {"remarks.load.global", 0},
+      {"remarks.load.tma_failed", 0},    {"remarks.store.tma", 0},
+      {"remarks.store.global", 0},       {"remarks.store.tma_failed", 0},
+  };
+  for (const auto& r : remarks) {
+    if (r.name == "RemarkTensorCoreMMA") {
+      ++m[is_failure(r) || r.arg("Instruction") == "FMA" ? "remarks.tensor_core.failed"
+                                                          : "remarks.tensor_core.passed"];
+      std::string instruction = r.arg("Instruction");
+      if (instruction.rfind("Tensor-core ", 0) == 0) instruction = instruction.substr(12);
+      ++m["remarks.tensor_core.instruction." + word(instruction)];
+      if (!r.arg("Shape").empty()) ++m["remarks.tensor_core.shape." + word(shape_key(r.arg("Shape")))];
+    } else if (r.name == "RemarkMemoryLoadInstructionSelected") {
+      count_memory(r, "load", m);
+    } else if (r.name == "RemarkMemoryStoreInstructionSelected") {
+      count_memory(r, "store", m);
+    } else if (r.name == "RemarkMemoryTmaLoadFailed") {
+      ++m["remarks.load.tma_failed"];
+    } else if (r.name == "RemarkMemoryTmaStoreFailed") {
+      ++m["remarks.store.tma_failed"];
+    } else {
+      ++m["remarks.other." + word(r.name) + "." + word(r.kind)];
+    }
+  }
+  return m;
+}
+
+std::vector<std::string> remark_diagnostics(const std::vector<Remark>& remarks) {
+  std::vector<std::string> out;
+  for (const auto& r : remarks) {
+    bool lost = (r.name == "RemarkTensorCoreMMA" && (is_failure(r) || r.arg("Instruction") == "FMA")) ||
+                r.name == "RemarkMemoryTmaLoadFailed" || r.name == "RemarkMemoryTmaStoreFailed";
+    if (!lost) continue;
+    std::string reasons;
+    for (const auto& [k, v] : r.args) {
+      if (k != "Reason") continue;
+      std::string reason = v;
+      if (auto close = reason.find("): "); reason.rfind("loc(", 0) == 0 && close != std::string::npos) {
+        reason = reason.substr(close + 3);  // drop the repeated location prefix
+      }
+      if (reasons.find(reason) == std::string::npos) reasons += (reasons.empty() ? "" : "; ") + reason;
+    }
+    out.push_back(fmt::format("{}: {}{}", r.where(), r.arg("Remark"),
+                              reasons.empty() ? "" : " (" + reasons + ")"));
+  }
+  return out;
+}
+
+}  // namespace tileperf

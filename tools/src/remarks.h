@@ -1,0 +1,53 @@
+// Parser for the optimization remarks tileiras writes with
+// --remark-format=yaml: LLVM-style YAML documents, one per remark,
+//
+//   --- !Passed
+//   Pass:            Tensor-core
+//   Name:            RemarkTensorCoreMMA
+//   DebugLoc:        { File: 'k.py', Line: 13, Column: 14 }
+//   Function:        matmul
+//   Args:
+//     - RemarkId:    2
+//     - Remark:      MMA operation successfully optimized to use Tensor Cores
+//     - Instruction: Tensor-core SM90
+//     - Shape:       '[64, 128, 16]'
+//   ...
+//
+// tileiras writes many documents twice and repeats `Reason` arguments; both
+// are folded here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tileperf {
+
+struct Remark {
+  std::string kind;  // Passed, Failure, Missed, Analysis (the document's tag)
+  std::string pass, name, function;
+  std::string file;  // DebugLoc
+  int line = 0, column = 0;
+  std::vector<std::pair<std::string, std::string>> args;  // in order, repeats folded
+
+  std::string arg(const std::string& key) const;  // "" when absent
+  std::string where() const;                      // "k.py:13:14"
+};
+
+// Unique remarks in file order. Throws InputError naming `filename` and the
+// line for malformed YAML, a document without Name/Function/Args, and a file
+// cut off inside a document (tileiras ends every document with "...").
+std::vector<Remark> parse_remarks(const std::string& text, const std::string& filename);
+
+// remarks.tensor_core.{passed,failed}, remarks.tensor_core.instruction.<I>,
+// remarks.tensor_core.shape.<MxNxK>, remarks.{load,store}.{tma,global,tma_failed},
+// remarks.{load,store}.tma_shape.<AxB>, remarks.other.<Name>.<kind>.
+std::map<std::string, std::int64_t> remark_metrics(const std::vector<Remark>& remarks);
+
+// One line per remark that points at a lost optimization (MMA on FMA, TMA
+// not selected), with its place and reason.
+std::vector<std::string> remark_diagnostics(const std::vector<Remark>& remarks);
+
+}  // namespace tileperf
