@@ -53,7 +53,7 @@ def test_dump_is_deterministic(tmp_path):
 def test_unknown_configuration_is_named(tmp_path):
     module = load_kernel_module(KERNELS / "gelu.py")
     with pytest.raises(KeyError, match=r"gelu.py: no configuration 'f64_1' in CONFIGS \(defined: "
-                                       r"bf16_4096, f16_1024, f32_2048\)"):
+                                       r"bf16_4096, f16_1024, f16_8192, f32_2048\)"):
         get_config(module, "f64_1")
 
 
