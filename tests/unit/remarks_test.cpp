@@ -104,3 +104,59 @@ BOOST_AUTO_TEST_CASE(malformed_remarks) {
   std::string bad_args = "--- !Passed\nName: X\nFunction: f\nArgs: 3\n...\n";
   BOOST_TEST(error_of_remarks(bad_args) == "tileperf: error: r.yaml:1: remark 'Args' is not a list\n");
 }
+
+BOOST_AUTO_TEST_CASE(real_matmul_remarks_per_arch) {
+  const std::pair<const char*, const char*> per_arch[] = {
+      {"sm_120", "SM80"}, {"sm_100", "SM100"}, {"sm_90", "SM90"}};
+  for (const auto& [arch, instruction] : per_arch) {
+    std::string name = std::string("matmul.f16_128x128x64.") + arch + ".remarks.yaml";
+    auto m = remark_metrics(parse_remarks(fixture(name), name));
+    BOOST_TEST_CONTEXT(arch) {
+      BOOST_TEST(m.at("remarks.tensor_core.passed") == 1);
+      BOOST_TEST(m.at("remarks.tensor_core.failed") == 0);
+      BOOST_TEST(m.at(std::string("remarks.tensor_core.instruction.") + instruction) == 1);
+      BOOST_TEST(m.at("remarks.load.tma") == 2);
+      BOOST_TEST(m.at("remarks.load.global") == 0);
+      BOOST_TEST(m.at("remarks.load.tma_shape.64x128") == 1);  // A: 128x64 tile, K innermost
+      BOOST_TEST(m.at("remarks.load.tma_shape.64x64") == 1);   // B: 64x128 tile, split by the swizzle
+      BOOST_TEST(m.at("remarks.store.tma_shape.64x128") == 1);
+    }
+  }
+  auto sm90 = remark_metrics(parse_remarks(fixture("matmul.f16_128x128x64.sm_90.remarks.yaml"), "m"));
+  BOOST_TEST(sm90.at("remarks.tensor_core.shape.64x128x16") == 1);
+  auto sm100 = remark_metrics(parse_remarks(fixture("matmul.f16_128x128x64.sm_100.remarks.yaml"), "m"));
+  BOOST_TEST(sm100.at("remarks.tensor_core.shape.128x128x16") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(real_tensor_core_fallback) {
+  for (const char* arch : {"sm_120", "sm_90"}) {
+    std::string name = std::string("matmul_fp32_mma_fallback.f16_128x128x64.") + arch + ".remarks.yaml";
+    auto remarks = parse_remarks(fixture(name), name);
+    auto m = remark_metrics(remarks);
+    BOOST_TEST(m.at("remarks.tensor_core.passed") == 0);
+    BOOST_TEST(m.at("remarks.tensor_core.failed") == 1);
+    BOOST_TEST(m.at("remarks.tensor_core.instruction.FMA") == 1);
+    auto notes = remark_diagnostics(remarks);
+    BOOST_REQUIRE(notes.size() == 1u);
+    BOOST_TEST(notes[0] == "matmul.py:38:14: MMA operation failed to optimize to use Tensor Cores, "
+                           "it is using FMA instructions instead");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(real_tma_load_failure_with_repeated_reasons) {
+  auto remarks = parse_remarks(fixture("rope.f16_t1_h32_d128.sm_90.remarks.yaml"), "rope.yaml");
+  auto m = remark_metrics(remarks);
+  BOOST_TEST(m.at("remarks.load.tma_failed") == 1);
+  BOOST_TEST(m.at("remarks.load.global") == 3);
+  auto notes = remark_diagnostics(remarks);
+  BOOST_REQUIRE(notes.size() == 1u);
+  BOOST_TEST(notes[0] == "rope.py:28:20: Failed to select TMA load instruction (leading tile "
+                         "dimension not 16-byte aligned)");
+}
+
+BOOST_AUTO_TEST_CASE(real_attention_remarks) {
+  auto m = remark_metrics(parse_remarks(fixture("attention.f16_d64_causal.sm_100.remarks.yaml"), "a"));
+  BOOST_TEST(m.at("remarks.tensor_core.passed") == 4);  // QK^T and PV, unmasked and masked loops
+  BOOST_TEST(m.at("remarks.tensor_core.failed") == 0);
+  BOOST_TEST(m.at("remarks.load.global") == 0);
+}

@@ -88,3 +88,13 @@ BOOST_AUTO_TEST_CASE(malformed_listing) {
              "tileperf: error: t.tileir:16: '}' closes no region\n}\n");
   BOOST_TEST(error_of_tileir("") == "tileperf: error: t.tileir: no entry in TileIR\n");
 }
+
+BOOST_AUTO_TEST_CASE(real_listing_with_loops_and_a_token_chain) {
+  auto stats = parse_tileir(fixture("persistent_matmul.bf16_128x128x64.tileir"), "pm.tileir");
+  BOOST_TEST(stats.ops.at("for") == 2);      // the persistent loop and the K loop
+  BOOST_TEST(stats.ops.at("mmaf") == 1);
+  BOOST_TEST(stats.ops.at("load_view_tko") == 2);
+  BOOST_TEST(stats.ops.at("store_view_tko") == 1);
+  BOOST_TEST(stats.token_ordered == 3);
+  BOOST_TEST(stats.token_chained == 1);      // the store follows the previous tile's store
+}
