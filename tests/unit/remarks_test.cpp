@@ -4,6 +4,9 @@
 #include "fixtures.h"
 #include "remarks.h"
 
+#include <regex>
+#include <set>
+
 using namespace tileperf;
 using namespace tileperf::testing;
 
@@ -159,4 +162,21 @@ BOOST_AUTO_TEST_CASE(real_attention_remarks) {
   BOOST_TEST(m.at("remarks.tensor_core.passed") == 4);  // QK^T and PV, unmasked and masked loops
   BOOST_TEST(m.at("remarks.tensor_core.failed") == 0);
   BOOST_TEST(m.at("remarks.load.global") == 0);
+}
+
+// The command-line format of the same compile lists the same remarks: the YAML
+// that tileperf reads loses nothing.
+BOOST_AUTO_TEST_CASE(yaml_matches_command_line_format) {
+  std::string text = fixture("matmul.f16_128x128x64.sm_90.remarks.txt");
+  std::set<std::string> listed;
+  std::regex entry(R"re(--> "[^"]*/([^/"]+)":([0-9]+):([0-9]+)\s*\n\s*\|\s*\n\s*= name: (\w+))re");
+  for (std::sregex_iterator it(text.begin(), text.end(), entry), end; it != end; ++it) {
+    listed.insert((*it)[4].str() + "@" + (*it)[1].str() + ":" + (*it)[2].str() + ":" + (*it)[3].str());
+  }
+  std::set<std::string> parsed;
+  for (const auto& r : parse_remarks(fixture("matmul.f16_128x128x64.sm_90.remarks.yaml"), "m")) {
+    parsed.insert(r.name + "@" + r.where());
+  }
+  BOOST_TEST(listed.size() == 4u);
+  BOOST_TEST((listed == parsed));
 }

@@ -169,6 +169,9 @@ std::vector<std::string> remark_diagnostics(const std::vector<Remark>& remarks) 
     out.push_back(fmt::format("{}: {}{}", r.where(), r.arg("Remark"),
                               reasons.empty() ? "" : " (" + reasons + ")"));
   }
+  // tileiras writes its remarks in a different order from run to run.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -13,8 +13,9 @@
 //     - Shape:       '[64, 128, 16]'
 //   ...
 //
-// tileiras writes many documents twice and repeats `Reason` arguments; both
-// are folded here.
+// tileiras writes many documents twice, repeats `Reason` arguments, and
+// orders documents differently from run to run; the first two are folded
+// here, and nothing computed from remarks depends on their order.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +48,7 @@ std::vector<Remark> parse_remarks(const std::string& text, const std::string& fi
 std::map<std::string, std::int64_t> remark_metrics(const std::vector<Remark>& remarks);
 
 // One line per remark that points at a lost optimization (MMA on FMA, TMA
-// not selected), with its place and reason.
+// not selected), with its place and reason, sorted.
 std::vector<std::string> remark_diagnostics(const std::vector<Remark>& remarks);
 
 }  // namespace tileperf
