@@ -18,23 +18,6 @@ namespace tileperf {
 
 namespace {
 
-namespace fs = std::filesystem;
-
-std::vector<TestResult> collect(const std::vector<std::string>& dirs) {
-  std::vector<TestResult> results;
-  for (const auto& dir : dirs) {
-    if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a folder");
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      const std::string path = entry.path().string();
-      if (!entry.is_regular_file() || !path.ends_with(".result.json")) continue;
-      results.push_back(result_from_json(parse_json(read_file(path), path), path));
-    }
-  }
-  std::sort(results.begin(), results.end(),
-            [](const auto& a, const auto& b) { return a.id.name() < b.id.name(); });
-  return results;
-}
-
 std::string metrics_text(const TestResult& r) {
   std::string out;
   for (const auto& [k, v] : r.key_metrics) out += fmt::format(" {}={}", k, v);
@@ -91,7 +74,7 @@ int run_summary(const Args& args) {
   app.footer("Tests that did not pass also show their message and the metrics over their limit.");
   if (parse_args(app, args)) return kExitOk;
 
-  auto results = collect(dirs);
+  auto results = collect_results(dirs);
   if (timings) {
     print_timings(results);
     return kExitOk;

@@ -1,6 +1,13 @@
 #include "result.h"
 
+#include "metrics.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
 #include "error.h"
+#include "text.h"
 
 namespace tileperf {
 
@@ -53,6 +60,30 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
   } catch (const nlohmann::json::exception& e) {
     throw InputError(filename, 0, std::string("malformed result: ") + e.what());
   }
+}
+
+std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
+  namespace fs = std::filesystem;
+  std::vector<TestResult> results;
+  std::map<std::string, std::string> seen;  // test -> file
+  for (const auto& dir : dirs) {
+    if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a folder");
+    std::vector<std::string> files;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      const std::string path = entry.path().string();
+      if (entry.is_regular_file() && path.ends_with(".result.json")) files.push_back(path);
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      TestResult r = result_from_json(parse_json(read_file(path), path), path);
+      auto [it, fresh] = seen.emplace(r.id.name(), path);
+      if (!fresh) throw InputError(path, 0, r.id.name() + " was already read from " + it->second);
+      results.push_back(std::move(r));
+    }
+  }
+  std::sort(results.begin(), results.end(),
+            [](const auto& a, const auto& b) { return a.id.name() < b.id.name(); });
+  return results;
 }
 
 const char* state_for_exit(int code) {

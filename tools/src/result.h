@@ -34,6 +34,10 @@ struct TestResult {
 nlohmann::json to_json(const TestResult& r);
 TestResult result_from_json(const nlohmann::json& j, const std::string& filename);
 
+// Every *.result.json under the folders, sorted by test name. A test found
+// twice (two shards that both ran it) is an InputError naming both files.
+std::vector<TestResult> collect_results(const std::vector<std::string>& dirs);
+
 // State name for an error's exit code ("toolchain failure", "skipped", ...).
 const char* state_for_exit(int code);
 
