@@ -11,6 +11,8 @@
 #   TILEPERF_CHECKS_DIR       policy files [<top source>/checks]
 #   TILEPERF_BYTECODE_VERSION TileIR bytecode version of the dump step [13.4]
 #   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [600]
+#   TILEPERF_STRICT           fail tests whose metrics improved beyond tolerance
+#                             (stale baselines) [OFF]
 #   TILEPERF_PYTHON           interpreter with cuda-tile and pytest (FindCudaTile)
 include_guard(GLOBAL)
 
@@ -27,6 +29,7 @@ endif()
 if(NOT DEFINED TILEPERF_TOOL_TIMEOUT)
   set(TILEPERF_TOOL_TIMEOUT "600")
 endif()
+option(TILEPERF_STRICT "Fail perf tests whose baselines are stale (improved beyond tolerance)" OFF)
 
 find_package(CudaTile)
 find_package(Tileiras)
@@ -229,9 +232,14 @@ function(tileperf_add_kernel_tests)
       if(_TILEPERF_MISSING)
         _tileperf_skip_command(command)
       else()
+        set(strict "")
+        if(TILEPERF_STRICT)
+          set(strict EXTRA --strict)
+        endif()
         _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${config}" ARCH "${arch}"
           BYTECODE "${work}/${config}.tileirbc" WORK_DIR "${work}"
-          BASELINE "${arg_BASELINE_DIR}/${config}.${arch}.json" CHECKS_DIR "${arg_CHECKS_DIR}")
+          BASELINE "${arg_BASELINE_DIR}/${config}.${arch}.json" CHECKS_DIR "${arg_CHECKS_DIR}"
+          ${strict})
       endif()
       add_test(NAME "${test}" COMMAND ${command})
       set_tests_properties("${test}" PROPERTIES

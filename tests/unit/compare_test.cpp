@@ -117,3 +117,18 @@ BOOST_AUTO_TEST_CASE(broken_invariant_fails_even_when_baseline_agrees) {
              "  check broken: checks/k.json: invariants[0] requires local.bytes == 0 (no spills); "
              "found local.bytes = 32\n");
 }
+
+BOOST_AUTO_TEST_CASE(total_line_and_measurements) {
+  auto c = compare_metrics(metrics({{"sass.instructions", 100}, {"regs", 4}, {"sass.opcode.FADD", 3},
+                                    {"sass.mufu.EX2", 1}}),
+                           metrics({{"sass.instructions", 100}, {"regs", 5}, {"sass.opcode.FADD", 4},
+                                    {"sass.mufu.RCP", 2}}),
+                           default_like());
+  BOOST_TEST(format_diff_table(c).find(
+                 "  TOTAL  5 metrics: 4 moved (2 regressed, 1 improved, 0 within limits, "
+                 "1 informational; 1 new, 1 removed), 1 unchanged\n") != std::string::npos);
+  auto m = metrics({{"sass.instructions", 100}, {"sass.opcode.FADD", 3}});
+  BOOST_TEST(format_measurements(m, default_like()) ==
+             "<CTestMeasurement type=\"numeric/double\" name=\"sass.instructions\">100"
+             "</CTestMeasurement>\n");
+}

@@ -34,7 +34,7 @@ struct CheckOptions {
   std::string bytecode, dump_info, work_dir, baseline, checks = "checks";
   std::string update_command = "cmake --build <build-dir> --target update_baselines";
   Toolchain tc;
-  bool update = false, exact = false, verbose = false;
+  bool update = false, exact = false, verbose = false, strict = false;
 
   std::string prefix() const { return (fs::path(work_dir) / (id.config + "." + id.arch)).string(); }
 };
@@ -109,13 +109,15 @@ std::string toolchain_text(const Metrics& m) {
   return out;
 }
 
-int update_baseline(const CheckOptions& o, Metrics current, TestResult& result,
-                    std::string& report) {
+// Update mode: rewrite the baseline unless nothing at all changed (then the
+// file stays byte-identical). The verdicts of what moved are kept for the
+// review of the update (a toolchain bump, say): regressed, improved, ok.
+int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current,
+                    TestResult& result, std::string& report) {
   current.generator = fmt::format("tileperf {} update_baselines", TILEPERF_VERSION);
   if (fs::exists(o.baseline)) {
     Metrics old = read_metrics(o.baseline);
-    Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
-    Comparison c = compare_metrics(old, current, policy, /*exact=*/true);
+    Comparison c = compare_metrics(old, current, policy);
     if (c.changed() == 0 && same_toolchain(old, current) && old.generator == current.generator) {
       result.state = "unchanged";
       return kExitOk;
@@ -124,7 +126,8 @@ int update_baseline(const CheckOptions& o, Metrics current, TestResult& result,
     result.state = "updated";
     result.message = fmt::format("{} metric(s) moved", c.changed());
     if (!same_toolchain(old, current)) {
-      result.message += fmt::format("; toolchain was: {}", toolchain_text(old));
+      result.message += fmt::format("; toolchain was: {}; now: {}", toolchain_text(old),
+                                    toolchain_text(current));
     }
     report = format_diff_table(c, o.verbose);
   } else {
@@ -134,8 +137,8 @@ int update_baseline(const CheckOptions& o, Metrics current, TestResult& result,
   return kExitOk;
 }
 
-int compare_with_baseline(const CheckOptions& o, const Metrics& current, TestResult& result,
-                          std::string& report) {
+int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
+                          TestResult& result, std::string& report) {
   if (!fs::exists(o.baseline)) {
     result.state = "new";
     result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
@@ -151,7 +154,6 @@ int compare_with_baseline(const CheckOptions& o, const Metrics& current, TestRes
                                  o.update_command);
     return kExitToolchainChanged;
   }
-  Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
   Comparison c = compare_metrics(baseline, current, policy, o.exact);
   result.seconds["compare"] = since(t);
   result.set_diff(c);
@@ -164,11 +166,16 @@ int compare_with_baseline(const CheckOptions& o, const Metrics& current, TestRes
     if (!c.broken.empty()) {
       result.message += fmt::format("{}{} check(s) broken", names.empty() ? "" : "; ", c.broken.size());
     }
+  } else if (c.state == TestState::kImproved && o.strict) {
+    result.state = "stale";
+    result.message = "improved beyond tolerance, and strict mode fails on a stale baseline; "
+                     "tighten it with: " + o.update_command;
   } else if (c.state == TestState::kImproved) {
     result.message = "improved beyond tolerance; tighten the baseline with: " + o.update_command;
   }
   report = format_broken(c.broken) + format_diff_table(c, o.verbose);
-  return c.state == TestState::kRegressed ? kExitRegression : kExitOk;
+  if (c.state == TestState::kRegressed || result.state == "stale") return kExitRegression;
+  return kExitOk;
 }
 
 std::string timing_text(const TestResult& r) {
@@ -196,8 +203,11 @@ void finish(const CheckOptions& o, TestResult& result, const std::string& report
 int check(const CheckOptions& o, TestResult& result, std::string& report) {
   nlohmann::json dump = read_dump_info(o);
   Metrics current = measure(o, dump, result);
-  return o.update ? update_baseline(o, current, result, report)
-                  : compare_with_baseline(o, current, result, report);
+  Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
+  int code = o.update ? update_baseline(o, policy, current, result, report)
+                      : compare_with_baseline(o, policy, current, result, report);
+  report += format_measurements(current, policy);
+  return code;
 }
 
 }  // namespace
@@ -223,6 +233,8 @@ int run_check(const Args& args) {
   app.add_option("--update-command", o.update_command, "command shown to create baselines");
   app.add_flag("--update", o.update, "write the baseline instead of comparing");
   app.add_flag("--exact", o.exact, "fail on any change of any metric");
+  app.add_flag("--strict", o.strict,
+               "fail (state stale, exit 3) when a metric improved beyond its tolerance");
   app.add_flag("-v,--verbose", o.verbose, "list every metric that moved");
   if (parse_args(app, args)) return kExitOk;
   validate_test_id(o.id);

@@ -20,11 +20,12 @@ int run_compare(const Args& args) {
                "baseline does not exist.",
                "compare");
   std::string baseline_path, current_path, checks = "checks";
-  bool exact = false, verbose = false;
+  bool exact = false, verbose = false, strict = false;
   app.add_option("baseline", baseline_path, "baseline metrics JSON")->required();
   app.add_option("current", current_path, "current metrics JSON")->required();
   app.add_option("--checks", checks, "folder of policy files")->capture_default_str();
   app.add_flag("--exact", exact, "fail on any change of any metric, informational ones included");
+  app.add_flag("--strict", strict, "fail (exit 3) when a metric improved beyond its tolerance");
   app.add_flag("-v,--verbose", verbose, "list every metric that moved");
   if (parse_args(app, args)) return kExitOk;
 
@@ -36,9 +37,10 @@ int run_compare(const Args& args) {
   Metrics baseline = read_metrics(baseline_path);
   Policy policy = load_policy(checks, current.id.kernel, current.id.config);
   Comparison c = compare_metrics(baseline, current, policy, exact);
-  fmt::print("{}: {}\n{}{}", current.id.name(), state_name(c.state), format_broken(c.broken),
-             format_diff_table(c, verbose));
-  return c.state == TestState::kRegressed ? kExitRegression : kExitOk;
+  bool stale = strict && c.state == TestState::kImproved;
+  fmt::print("{}: {}\n{}{}", current.id.name(), stale ? "stale" : state_name(c.state),
+             format_broken(c.broken), format_diff_table(c, verbose));
+  return c.state == TestState::kRegressed || stale ? kExitRegression : kExitOk;
 }
 
 }  // namespace tileperf

@@ -30,10 +30,13 @@ std::string details(const TestResult& r) {
   std::string out;
   if (!r.message.empty()) out += "    " + r.message + "\n";
   for (const auto& d : r.diff) {
-    if (d.value("verdict", "") != "regressed") continue;
-    out += fmt::format("    {}: {} -> {} ({:+d}, limit {:g})\n", d.value("metric", "?"),
+    // An update lists what moved for its review; other states what failed.
+    bool show = r.state == "updated" ? d.value("direction", "") != "info"
+                                     : d.value("verdict", "") == "regressed";
+    if (!show) continue;
+    out += fmt::format("    {}: {} -> {} ({:+d}, limit {:g}, {})\n", d.value("metric", "?"),
                        d.value("baseline", 0), d.value("current", 0), d.value("delta", 0),
-                       d.value("limit", 0.0));
+                       d.value("limit", 0.0), d.value("verdict", ""));
   }
   return out;
 }

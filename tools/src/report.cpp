@@ -59,6 +59,28 @@ std::string top_opcodes(const Comparison& c) {
   return out;
 }
 
+// "TOTAL  64 metrics: 9 moved (7 regressed, 1 improved, 1 within limits;
+// 1 new, 1 removed), 55 unchanged", the bottom line of the table.
+std::string total_line(const Comparison& c) {
+  std::size_t moved = 0, regressed = 0, improved = 0, ok = 0, info = 0, added = 0, removed = 0;
+  for (const auto& d : c.diffs) {
+    if (d.change == Change::kNew) ++added;
+    if (d.change == Change::kRemoved) ++removed;
+    if (d.delta() == 0) continue;
+    ++moved;
+    switch (d.verdict) {
+      case Verdict::kRegressed: ++regressed; break;
+      case Verdict::kImproved: ++improved; break;
+      case Verdict::kOk: ++ok; break;
+      case Verdict::kInfo: ++info; break;
+    }
+  }
+  return fmt::format("  TOTAL  {} metrics: {} moved ({} regressed, {} improved, {} within limits, "
+                     "{} informational; {} new, {} removed), {} unchanged\n",
+                     c.diffs.size(), moved, regressed, improved, ok, info, added, removed,
+                     c.diffs.size() - moved);
+}
+
 }  // namespace
 
 std::string format_signed(double v) { return fmt::format("{:+g}", v); }
@@ -91,7 +113,18 @@ std::string format_diff_table(const Comparison& c, bool verbose) {
   }
   std::string ops = top_opcodes(c);
   if (!ops.empty()) out += "  opcodes that moved most: " + ops + "\n";
-  if (out.empty()) out = "  no metric moved\n";
+  if (out.empty()) return "  no metric moved\n";
+  return out + total_line(c);
+}
+
+std::string format_measurements(const Metrics& m, const Policy& policy) {
+  std::string out;
+  for (const auto& [name, value] : m.values) {
+    const Rule* rule = policy.find(name);
+    if (rule && rule->direction == Direction::kInfo) continue;
+    out += fmt::format("<CTestMeasurement type=\"numeric/double\" name=\"{}\">{}</CTestMeasurement>\n",
+                       name, value);
+  }
   return out;
 }
 

@@ -9,9 +9,14 @@
 namespace tileperf {
 
 // Table of gated metrics that moved (all moved metrics with `verbose`):
-// metric, baseline, current, signed delta, percent, limit, verdict; then the
-// opcodes that moved most.
+// metric, baseline, current, signed delta, percent, limit, verdict, sorted by
+// impact, with [new] and [removed] markers; then the opcodes that moved most
+// and a TOTAL line counting moved and unchanged metrics.
 std::string format_diff_table(const Comparison& c, bool verbose = false);
+
+// CTest measurements of every gated metric, one <CTestMeasurement> per line:
+// CTest records them in Test.xml, so that CDash plots each metric's history.
+std::string format_measurements(const Metrics& m, const Policy& policy);
 
 // One line per broken invariant: what it requires, why, and what was found.
 std::string format_broken(const std::vector<BrokenInvariant>& broken);

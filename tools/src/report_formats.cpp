@@ -15,7 +15,7 @@ namespace {
 
 // States in the order a reader wants them: what needs action first.
 const char* const kStateOrder[] = {"regressed",        "toolchain failure", "bad input",
-                                   "error",            "toolchain changed", "new",
+                                   "error",            "stale",             "toolchain changed", "new",
                                    "improved",         "skipped",           "updated",
                                    "created",          "unchanged",         "pass"};
 
