@@ -5,10 +5,14 @@
 # SASS and resource metrics with cuobjdump, and compares them with a
 # checked-in baseline (see README.md).
 #
+# Use it through find_package(tileperf) (installed package), through
+# add_subdirectory(<tileperf source>), or, in tileperf itself, include().
+#
 # Settings (cache variables, defaults in brackets):
 #   TILEPERF_ARCHS            architectures per configuration [sm_120;sm_100;sm_90]
 #   TILEPERF_BASELINE_DIR     baselines, one folder per kernel [<top source>/baselines]
-#   TILEPERF_CHECKS_DIR       policy files [<top source>/checks]
+#   TILEPERF_CHECKS_DIR       policy files [<top source>/checks if it holds a
+#                             default.json, else tileperf's own defaults]
 #   TILEPERF_BYTECODE_VERSION TileIR bytecode version of the dump step [13.4]
 #   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [600]
 #   TILEPERF_STRICT           fail tests whose metrics improved beyond tolerance
@@ -16,19 +20,26 @@
 #   TILEPERF_PYTHON           interpreter with cuda-tile and pytest (FindCudaTile)
 include_guard(GLOBAL)
 
-set(_TILEPERF_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# Everything the functions below read lives in the cache, so that they work
+# from any directory scope (add_subdirectory puts tileperf in a scope of its
+# own; the functions run in the caller's).
+set(_TILEPERF_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "")
+set(TILEPERF_WORK_DIR "${CMAKE_BINARY_DIR}/tileperf" CACHE INTERNAL "")
+if(NOT TILEPERF_DEFAULT_CHECKS_DIR)
+  message(FATAL_ERROR "tileperf: TILEPERF_DEFAULT_CHECKS_DIR is not set; use tileperf through "
+    "find_package(tileperf) or add_subdirectory(<tileperf source>)")
+endif()
+if(EXISTS "${CMAKE_SOURCE_DIR}/checks/default.json")
+  set(_tileperf_checks "${CMAKE_SOURCE_DIR}/checks")
+else()
+  set(_tileperf_checks "${TILEPERF_DEFAULT_CHECKS_DIR}")
+endif()
 set(TILEPERF_BASELINE_DIR "${CMAKE_SOURCE_DIR}/baselines" CACHE PATH "tileperf baselines")
-set(TILEPERF_CHECKS_DIR "${CMAKE_SOURCE_DIR}/checks" CACHE PATH "tileperf policy files")
-set(TILEPERF_WORK_DIR "${CMAKE_BINARY_DIR}/tileperf")
-if(NOT DEFINED TILEPERF_ARCHS)
-  set(TILEPERF_ARCHS "sm_120;sm_100;sm_90")
-endif()
-if(NOT DEFINED TILEPERF_BYTECODE_VERSION)
-  set(TILEPERF_BYTECODE_VERSION "13.4")
-endif()
-if(NOT DEFINED TILEPERF_TOOL_TIMEOUT)
-  set(TILEPERF_TOOL_TIMEOUT "600")
-endif()
+set(TILEPERF_CHECKS_DIR "${_tileperf_checks}" CACHE PATH "tileperf policy files")
+set(TILEPERF_ARCHS "sm_120;sm_100;sm_90" CACHE STRING
+  "Architectures each kernel configuration is checked for")
+set(TILEPERF_BYTECODE_VERSION "13.4" CACHE STRING "TileIR bytecode version the dump step writes")
+set(TILEPERF_TOOL_TIMEOUT "600" CACHE STRING "Seconds before tileiras or cuobjdump counts as hung")
 option(TILEPERF_STRICT "Fail perf tests whose baselines are stale (improved beyond tolerance)" OFF)
 
 find_package(CudaTile)
@@ -41,6 +52,7 @@ foreach(pkg IN ITEMS CudaTile Tileiras Cuobjdump)
     list(APPEND _TILEPERF_MISSING "${pkg}")
   endif()
 endforeach()
+set(_TILEPERF_MISSING "${_TILEPERF_MISSING}" CACHE INTERNAL "")
 if(_TILEPERF_MISSING)
   list(JOIN _TILEPERF_MISSING ", " _tileperf_missing_text)
   message(WARNING "tileperf: ${_tileperf_missing_text} not found (see the messages above); "
@@ -115,7 +127,7 @@ function(_tileperf_add_dump)
   list(JOIN arg_CONFIGS "," configs)
   add_test(NAME "${arg_NAME}"
     COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${TILEPERF_PYTHON_DIR}"
-      "${CudaTile_PYTHON}" -m pytest -q -p no:cacheprovider -p tileperf_dump.plugin
+      "${TILEPERF_PYTHON}" -m pytest -q -p no:cacheprovider -p tileperf_dump.plugin
       --rootdir "${TILEPERF_PYTHON_DIR}/tileperf_dump"
       "${TILEPERF_PYTHON_DIR}/tileperf_dump/dump_driver.py"
       "--tileperf-source=${arg_SOURCE}" "--tileperf-configs=${configs}"
@@ -249,6 +261,7 @@ function(tileperf_add_kernel_tests)
         TIMEOUT 900)
     endforeach()
   endforeach()
+  tileperf_add_update_target()
 endfunction()
 
 # tileperf_write_kernel_table(<file>)
@@ -311,7 +324,9 @@ function(tileperf_add_update_target)
       "-DTILEPERF=$<TARGET_FILE:tileperf::tileperf>"
       "-DWORK_DIR=${TILEPERF_WORK_DIR}"
       -P "${_TILEPERF_CMAKE_DIR}/TileperfUpdateBaselines.cmake"
-    DEPENDS tileperf::tileperf
     USES_TERMINAL
     COMMENT "Rewriting tileperf baselines from fresh metrics")
+  if(TARGET tileperf)  # built here rather than imported from an installed package
+    add_dependencies(update_baselines tileperf)
+  endif()
 endfunction()

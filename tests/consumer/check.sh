@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Drives the consumer project in tests/consumer through what a kernel
+# repository does with tileperf. One step per call (each a CTest test):
+#
+#   check.sh install        install tileperf, copy the consumer, configure it
+#                           against the installed package (find_package)
+#   check.sh baselines      no baselines: the tests fail as "new"; update_baselines
+#                           creates them; the gate passes; ctest --output-junit works
+#   check.sh measurements   ctest -T Test records the metrics as CTest measurements
+#   check.sh partial        a filtered update rewrites only the selected baseline
+#   check.sh shards         three ctest shards merge into the report of one run
+#   check.sh interrupted    killing updates half way leaves every baseline whole
+#   check.sh subdirectory   the same project through add_subdirectory(tileperf)
+#
+# Environment: TILEPERF_BUILD (tileperf's build folder), TILEPERF_SOURCE,
+# TILEPERF_PYTHON (with cuda-tile and pytest), WORK (scratch folder).
+set -euo pipefail
+: "${TILEPERF_BUILD:?}" "${TILEPERF_SOURCE:?}" "${TILEPERF_PYTHON:?}" "${WORK:?}"
+src=$WORK/src
+build=$WORK/build
+tileperf=$WORK/prefix/bin/tileperf
+baselines=$src/baselines/scale
+unset TILEPERF_UPDATE_BASELINES TILEPERF_FILTER TILEPERF_LABEL
+
+fail() { echo "check.sh $step: $*" >&2; exit 1; }
+quiet() { "$@" >"$WORK/last.log" 2>&1 || { cat "$WORK/last.log"; return 1; }; }
+update() { quiet env "$@" cmake --build "$build" --target update_baselines; }
+digest() { (cd "$baselines" && sha256sum -- *.json); }
+# A baseline whose sass.instructions moved, as if the code or toolchain changed.
+perturb() { sed -i 's/"sass.instructions": \([0-9]*\)/"sass.instructions": 9\1/' "$1"; }
+results() { find "$build/tileperf" -name '*.result.json'; }
+
+step_install() {
+  rm -rf "$WORK"
+  mkdir -p "$WORK"
+  quiet cmake --install "$TILEPERF_BUILD" --prefix "$WORK/prefix"
+  cp -r "$TILEPERF_SOURCE/tests/consumer" "$src"
+  rm -f "$src/check.sh"
+  quiet cmake -S "$src" -B "$build" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
+    -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
+  grep -q "tileperf_DIR:PATH=$WORK/prefix/" "$build/CMakeCache.txt" ||
+    fail "configured against another tileperf than the installed one"
+  [[ $(ctest --test-dir "$build" -N | tail -1) == "Total Tests: 5" ]] ||
+    fail "expected dump.scale and four perf tests"
+}
+
+step_baselines() {
+  if ctest --test-dir "$build" -L perf >"$WORK/last.log" 2>&1; then
+    fail "the gate passed without baselines"
+  fi
+  grep -q "perf.scale.f16_512.sm_120 .*Failed" "$WORK/last.log" || fail "no failing test listed"
+  grep -q '"state": "new"' "$build/tileperf/scale/f16_512.sm_120.result.json" ||
+    fail "a missing baseline is not reported as new"
+  update
+  [[ $(ls "$baselines" | wc -l) == 4 ]] || fail "update_baselines did not write four baselines"
+  quiet ctest --test-dir "$build" -L perf --output-junit "$WORK/junit.xml"
+  [[ $(grep -c '<testcase name="perf.scale.' "$WORK/junit.xml") == 4 ]] ||
+    fail "the JUnit file does not list the four perf tests"
+  grep -q 'status="run"' "$WORK/junit.xml" || fail "the JUnit file shows no test run"
+}
+
+step_measurements() {
+  rm -rf "$build/Testing"
+  quiet ctest --test-dir "$build" -L perf -T Test
+  local xml
+  xml=$(find "$build/Testing" -name Test.xml | head -1)
+  [[ -n $xml ]] || fail "ctest -T Test wrote no Test.xml"
+  grep -q '<NamedMeasurement type="numeric/double" name="sass.instructions">' "$xml" ||
+    fail "$xml has no sass.instructions measurement"
+  grep -q '<NamedMeasurement type="numeric/double" name="regs">' "$xml" ||
+    fail "$xml has no regs measurement"
+}
+
+step_partial() {
+  local chosen=$baselines/f16_512.sm_90.json other=$baselines/f32_1024.sm_120.json
+  perturb "$chosen"
+  perturb "$other"
+  local before
+  before=$(digest)
+  update TILEPERF_FILTER='^perf\.scale\.f16_512\.sm_90$'
+  local after
+  after=$(digest)
+  # Only the selected baseline changed; the other perturbed one and the rest are byte-identical.
+  diff <(grep -v f16_512.sm_90 <<<"$before") <(grep -v f16_512.sm_90 <<<"$after") >/dev/null ||
+    fail "a filtered update touched another baseline"
+  [[ $(grep f16_512.sm_90 <<<"$before") != $(grep f16_512.sm_90 <<<"$after") ]] ||
+    fail "the selected baseline was not rewritten"
+  update TILEPERF_LABEL=sm_120
+  ! grep -q '"sass.instructions": 9' "$other" || fail "TILEPERF_LABEL did not select sm_120"
+  before=$(digest)
+  update
+  [[ $before == $(digest) ]] || fail "an update with nothing to change rewrote a baseline"
+  grep -q "4 tests: 4 unchanged" "$WORK/last.log" || fail "the update summary does not say unchanged"
+}
+
+step_shards() {
+  rm -rf "$WORK/shards" "$WORK/whole"
+  results | xargs -r rm -f
+  quiet ctest --test-dir "$build" -L perf
+  mkdir -p "$WORK/whole"
+  results | xargs -I{} cp --parents {} "$WORK/whole"
+  for shard in 1 2 3; do
+    results | xargs -r rm -f
+    quiet ctest --test-dir "$build" -L perf -I "$shard,,3"
+    mkdir -p "$WORK/shards/$shard"
+    results | xargs -r -I{} cp --parents {} "$WORK/shards/$shard"
+  done
+  quiet "$tileperf" report "$WORK/whole" --json "$WORK/whole.json"
+  quiet "$tileperf" report "$WORK/shards/1" "$WORK/shards/2" "$WORK/shards/3" \
+    --json "$WORK/merged.json" --markdown "$WORK/merged.md" --html "$WORK/merged.html"
+  cmp "$WORK/whole.json" "$WORK/merged.json" || fail "the merged shards differ from the whole run"
+  grep -q '"pass": 4' "$WORK/merged.json" || fail "the merged report does not hold four passes"
+}
+
+step_interrupted() {
+  update
+  local fresh=$WORK/fresh
+  rm -rf "$fresh"
+  cp -r "$baselines" "$fresh"
+  for delay in 0.4 0.8 1.2 1.6 2.0 2.4; do
+    for f in "$baselines"/*.json; do perturb "$f"; done
+    local old=$WORK/old
+    rm -rf "$old"
+    cp -r "$baselines" "$old"
+    setsid cmake --build "$build" --target update_baselines >"$WORK/killed.log" 2>&1 &
+    local pid=$!
+    sleep "$delay"
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    local name
+    for f in "$baselines"/*.json; do
+      name=$(basename "$f")
+      cmp -s "$f" "$old/$name" || cmp -s "$f" "$fresh/$name" ||
+        fail "after a kill at ${delay}s, $name is neither the old nor the new baseline"
+    done
+    echo "killed after ${delay}s: $(for f in "$baselines"/*.json; do
+      cmp -s "$f" "$fresh/$(basename "$f")" && echo new || echo old; done | sort | uniq -c | xargs)"
+  done
+  update
+  for f in "$baselines"/*.json; do
+    cmp -s "$f" "$fresh/$(basename "$f")" || fail "a full update after the kills differs"
+  done
+}
+
+step_subdirectory() {
+  local sub=$WORK/build-subdirectory
+  rm -rf "$sub"
+  quiet cmake -S "$src" -B "$sub" -DTILEPERF_SOURCE_DIR="$TILEPERF_SOURCE" \
+    -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
+  quiet cmake --build "$sub" -j "$(nproc)"
+  quiet ctest --test-dir "$sub" -L perf
+  [[ $(ctest --test-dir "$sub" -N | tail -1) == "Total Tests: 5" ]] ||
+    fail "tileperf's own tests leaked into the consumer"
+}
+
+step=${1:?usage: check.sh install|baselines|measurements|partial|shards|interrupted|subdirectory}
+"step_$step"
+echo "check.sh $step: ok"
