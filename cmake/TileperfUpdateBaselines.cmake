@@ -1,6 +1,7 @@
 # Script behind the `update_baselines` target (cmake -P). Reruns the perf
 # tests in update mode, each rewriting its baseline atomically, then prints
-# one line per test saying what happened (created, updated, unchanged).
+# one line per test saying what happened (created, updated, unchanged) and
+# writes update-summary.md/.html: what moved, test by test, for the review.
 #
 # Input: CTEST_COMMAND, BUILD_DIR, TILEPERF, WORK_DIR (-D), and from the
 # environment TILEPERF_FILTER (ctest -R regex) and TILEPERF_LABEL (ctest -L).
@@ -31,6 +32,10 @@ execute_process(COMMAND "${CTEST_COMMAND}" ${args} -j ${cores} --progress
   WORKING_DIRECTORY "${BUILD_DIR}" RESULT_VARIABLE ctest_rc)
 if(EXISTS "${WORK_DIR}")
   execute_process(COMMAND "${TILEPERF}" summary "${WORK_DIR}")
+  # For the review of the baseline diff: what moved, test by test.
+  execute_process(COMMAND "${TILEPERF}" report "${WORK_DIR}"
+    --markdown "${WORK_DIR}/update-summary.md" --html "${WORK_DIR}/update-summary.html")
+  message("what moved: ${WORK_DIR}/update-summary.md (and .html)")
 endif()
 if(NOT ctest_rc EQUAL 0)
   message(FATAL_ERROR "update_baselines: some tests could not write their baseline (see above)")
