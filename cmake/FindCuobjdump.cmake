@@ -12,12 +12,7 @@
 include(FindPackageHandleStandardArgs)
 include(TileperfToolHints)
 
-if(NOT CudaTile_PYTHON AND TILEPERF_PYTHON)
-  set(CudaTile_PYTHON "${TILEPERF_PYTHON}")
-endif()
-_tileperf_wheel_bin_dir(_tileperf_wheel_bin "${CudaTile_PYTHON}")
-find_program(Cuobjdump_EXECUTABLE NAMES cuobjdump
-  HINTS "${_tileperf_wheel_bin}" "$ENV{CUDA_HOME}/bin" DOC "cuobjdump executable")
+_tileperf_find_tool(Cuobjdump_EXECUTABLE cuobjdump "cuobjdump executable")
 
 set(Cuobjdump_VERSION "")
 set(Cuobjdump_NVDISASM_VERSION "")

@@ -11,13 +11,7 @@
 include(FindPackageHandleStandardArgs)
 include(TileperfToolHints)
 
-if(NOT CudaTile_PYTHON AND TILEPERF_PYTHON)
-  set(CudaTile_PYTHON "${TILEPERF_PYTHON}")
-endif()
-_tileperf_wheel_bin_dir(_tileperf_wheel_bin "${CudaTile_PYTHON}")
-find_program(Tileiras_EXECUTABLE NAMES tileiras
-  HINTS "${_tileperf_wheel_bin}" "$ENV{CUDA_HOME}/bin"
-  DOC "tileiras executable")
+_tileperf_find_tool(Tileiras_EXECUTABLE tileiras "tileiras executable")
 
 set(Tileiras_VERSION "")
 set(Tileiras_ARCHITECTURES "")

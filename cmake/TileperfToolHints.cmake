@@ -30,3 +30,15 @@ function(_tileperf_tool_version out exe)
   endif()
   set(${out} "${version}" PARENT_SCOPE)
 endfunction()
+
+# _tileperf_find_tool(<var> <name> <doc>)
+#   find_program for a CUDA tool: the wheels' bin folder of TILEPERF_PYTHON
+#   (or CudaTile_PYTHON) first, then PATH, then $CUDA_HOME/bin.
+macro(_tileperf_find_tool var name doc)
+  if(CudaTile_PYTHON)
+    _tileperf_wheel_bin_dir(_tileperf_wheel_bin "${CudaTile_PYTHON}")
+  else()
+    _tileperf_wheel_bin_dir(_tileperf_wheel_bin "${TILEPERF_PYTHON}")
+  endif()
+  find_program(${var} NAMES ${name} HINTS "${_tileperf_wheel_bin}" "$ENV{CUDA_HOME}/bin" DOC "${doc}")
+endmacro()

@@ -6,16 +6,8 @@
 # self-test must never rewrite a real baseline.
 cmake_minimum_required(VERSION 3.25)
 include("${CMAKE_CURRENT_LIST_DIR}/EditVerdict.cmake")
-set(command "")
-set(take OFF)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 0 ${last})
-  if(take)
-    list(APPEND command "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(take ON)
-  endif()
-endforeach()
+include("${CMAKE_CURRENT_LIST_DIR}/CommandAfterDashes.cmake")
+command_after_dashes(command)
 
 edit_header_field(expected "${PATCH}" expect)
 if(expected STREQUAL "no;change")

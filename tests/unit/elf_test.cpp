@@ -13,12 +13,7 @@ using namespace tileperf::testing;
 namespace {
 
 std::string error_of_elf(const std::string& data) {
-  try {
-    parse_elf(data, "k.cubin");
-  } catch (const InputError& e) {
-    return format_error(e);
-  }
-  return "";
+  return error_message([&] { parse_elf(data, "k.cubin"); });
 }
 
 template <typename T>

@@ -26,16 +26,24 @@ inline std::string first_lines(const std::string& text, std::size_t n) {
   return out;
 }
 
-// The error message a parser throws for `text`, or "" if it parses.
-template <typename Parse>
-std::string error_of(Parse parse, const std::string& text, const std::string& name) {
+// The terminal message of the InputError that `call` throws, or "".
+template <typename Call>
+std::string error_message(Call&& call) {
   try {
-    std::istringstream in(text);
-    parse(in, name);
+    call();
   } catch (const InputError& e) {
     return format_error(e);
   }
   return "";
+}
+
+// The same for a parser of streams, given `text` under the file name `name`.
+template <typename Parse>
+std::string error_of(Parse parse, const std::string& text, const std::string& name) {
+  return error_message([&] {
+    std::istringstream in(text);
+    parse(in, name);
+  });
 }
 
 }  // namespace tileperf::testing

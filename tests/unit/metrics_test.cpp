@@ -24,12 +24,7 @@ Metrics sample() {
 }
 
 std::string error_of_json(const std::string& text) {
-  try {
-    metrics_from_json(parse_json(text, "m.json"), "m.json");
-  } catch (const InputError& e) {
-    return format_error(e);
-  }
-  return "";
+  return error_message([&] { metrics_from_json(parse_json(text, "m.json"), "m.json"); });
 }
 
 }  // namespace

@@ -13,12 +13,7 @@ using namespace tileperf::testing;
 namespace {
 
 std::string error_of_remarks(const std::string& text) {
-  try {
-    parse_remarks(text, "r.yaml");
-  } catch (const InputError& e) {
-    return format_error(e);
-  }
-  return "";
+  return error_message([&] { parse_remarks(text, "r.yaml"); });
 }
 
 const std::string kMma =

@@ -10,12 +10,7 @@ using namespace tileperf::testing;
 namespace {
 
 std::string error_of_tileir(const std::string& text) {
-  try {
-    parse_tileir(text, "t.tileir");
-  } catch (const InputError& e) {
-    return format_error(e);
-  }
-  return "";
+  return error_message([&] { parse_tileir(text, "t.tileir"); });
 }
 
 const std::string kLoop =

@@ -28,54 +28,66 @@ Direction parse_direction(const std::string& s) {
   throw UsageError("direction must be one of lower, higher, exact, info; got '" + s + "'");
 }
 
-void append_rules(const nlohmann::json& rules, const std::string& file, const std::string& where,
-                  std::vector<Rule>& out) {
-  if (!rules.is_array()) throw InputError(file, 0, "key '" + where + "' must be a list of rules");
-  for (std::size_t i = 0; i < rules.size(); ++i) {
+// Parses each entry of the list `where` with `parse`, which throws UsageError
+// or a JSON type error for a bad entry; both become an InputError naming the
+// file and the entry's key ("rules[3]"). `type_error` says what the fields
+// must be.
+template <typename T, typename Parse>
+void append_entries(const nlohmann::json& list, const std::string& file, const std::string& where,
+                    const char* what, const char* type_error, std::vector<T>& out, Parse parse) {
+  if (!list.is_array()) {
+    throw InputError(file, 0, fmt::format("key '{}' must be a list of {}", where, what));
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
     std::string key = fmt::format("{}[{}]", where, i);
-    const auto& r = rules[i];
     try {
-      if (!r.is_object()) throw UsageError("must be an object");
-      for (const auto& [k, v] : r.items()) {
-        if (k != "metric" && k != "direction" && k != "tolerance" && k != "why") {
-          throw UsageError("unknown field '" + k + "'");
-        }
-      }
-      Rule rule;
-      rule.pattern = r.at("metric").get<std::string>();
-      rule.direction = parse_direction(r.value("direction", "lower"));
-      rule.tolerance = parse_tolerance(r.value("tolerance", "0"));
-      rule.origin = file + ": " + key;
-      out.push_back(std::move(rule));
+      T item = parse(list[i]);
+      item.origin = file + ": " + key;
+      out.push_back(std::move(item));
     } catch (const nlohmann::json::exception&) {
-      throw InputError(file, 0, "key '" + key + "': needs a string 'metric' and string fields");
+      throw InputError(file, 0, "key '" + key + "': " + type_error);
     } catch (const UsageError& e) {
       throw InputError(file, 0, "key '" + key + "': " + e.what());
     }
   }
 }
 
+void check_fields(const nlohmann::json& entry, std::initializer_list<const char*> allowed) {
+  for (const auto& [k, v] : entry.items()) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok) throw UsageError("unknown field '" + k + "'");
+  }
+}
+
+Rule parse_rule(const nlohmann::json& r) {
+  if (!r.is_object()) throw UsageError("must be an object");
+  check_fields(r, {"metric", "direction", "tolerance", "why"});
+  Rule rule;
+  rule.pattern = r.at("metric").get<std::string>();
+  rule.direction = parse_direction(r.value("direction", "lower"));
+  rule.tolerance = parse_tolerance(r.value("tolerance", "0"));
+  return rule;
+}
+
+Invariant parse_invariant_entry(const nlohmann::json& r) {
+  if (!r.is_object() || !r.contains("require")) throw UsageError("needs a 'require' string");
+  check_fields(r, {"require", "why"});
+  Invariant inv = parse_invariant(r.at("require").get<std::string>());
+  inv.why = r.value("why", "");
+  return inv;
+}
+
+void append_rules(const nlohmann::json& list, const std::string& file, const std::string& where,
+                  std::vector<Rule>& out) {
+  append_entries(list, file, where, "rules", "needs a string 'metric' and string fields", out,
+                 parse_rule);
+}
+
 void append_invariants(const nlohmann::json& list, const std::string& file, const std::string& where,
                        std::vector<Invariant>& out) {
-  if (!list.is_array()) throw InputError(file, 0, "key '" + where + "' must be a list of invariants");
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    std::string key = fmt::format("{}[{}]", where, i);
-    const auto& r = list[i];
-    try {
-      if (!r.is_object() || !r.contains("require")) throw UsageError("needs a 'require' string");
-      for (const auto& [k, v] : r.items()) {
-        if (k != "require" && k != "why") throw UsageError("unknown field '" + k + "'");
-      }
-      Invariant inv = parse_invariant(r.at("require").get<std::string>());
-      inv.why = r.value("why", "");
-      inv.origin = file + ": " + key;
-      out.push_back(std::move(inv));
-    } catch (const nlohmann::json::exception&) {
-      throw InputError(file, 0, "key '" + key + "': 'require' and 'why' must be strings");
-    } catch (const UsageError& e) {
-      throw InputError(file, 0, "key '" + key + "': " + e.what());
-    }
-  }
+  append_entries(list, file, where, "invariants", "'require' and 'why' must be strings", out,
+                 parse_invariant_entry);
 }
 
 void check_keys(const nlohmann::json& j, const std::string& file, const std::string& where,

@@ -1,0 +1,18 @@
+# For scripts run as `cmake [-D...] -P script.cmake -- <command> [args...]`:
+# sets <out> to the command after the "--".
+function(command_after_dashes out)
+  set(command "")
+  set(take OFF)
+  math(EXPR last "${CMAKE_ARGC} - 1")
+  foreach(i RANGE 0 ${last})
+    if(take)
+      list(APPEND command "${CMAKE_ARGV${i}}")
+    elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
+      set(take ON)
+    endif()
+  endforeach()
+  if(NOT command)
+    message(FATAL_ERROR "${CMAKE_SCRIPT_MODE_FILE}: no command after --")
+  endif()
+  set(${out} "${command}" PARENT_SCOPE)
+endfunction()
