@@ -91,9 +91,7 @@ Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& r
   result.notes = std::move(measured.notes);
   write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m));
   result.seconds["extract"] = since(t);
-  for (const auto& k : {"sass.instructions", "sass.mufu", "regs", "local.bytes", "cubin.bytes"}) {
-    result.key_metrics[k] = m.get(k);
-  }
+  for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
   return m;
 }
 
@@ -190,10 +188,8 @@ std::string timing_text(const TestResult& r) {
 void finish(const CheckOptions& o, TestResult& result, const std::string& report,
             bool print_message = true) {
   write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n");
-  std::string metrics;
-  for (const auto& [k, v] : result.key_metrics) metrics += fmt::format(" {}={}", k, v);
   std::string timing = timing_text(result);
-  fmt::print("{}: {}{}{}\n", result.id.name(), result.state, metrics,
+  fmt::print("{}: {}{}{}\n", result.id.name(), result.state, format_key_metrics(result.key_metrics),
              timing.empty() ? "" : " (" + timing + ")");
   if (print_message && !result.message.empty()) fmt::print("  {}\n", result.message);
   fmt::print("{}", report);

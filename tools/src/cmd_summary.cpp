@@ -11,18 +11,13 @@
 #include "commands.h"
 #include "error.h"
 #include "metrics.h"
+#include "report.h"
 #include "result.h"
 #include "text.h"
 
 namespace tileperf {
 
 namespace {
-
-std::string metrics_text(const TestResult& r) {
-  std::string out;
-  for (const auto& [k, v] : r.key_metrics) out += fmt::format(" {}={}", k, v);
-  return out;
-}
 
 // Under a test that did not simply pass: why, and what went over its limit.
 std::string details(const TestResult& r) {
@@ -86,7 +81,7 @@ int run_summary(const Args& args) {
   for (const auto& r : results) width = std::max(width, r.id.name().size());
   std::map<std::string, int> states;
   for (const auto& r : results) {
-    fmt::print("{:<{}}  {:<17}{}\n{}", r.id.name(), width, r.state, metrics_text(r), details(r));
+    fmt::print("{:<{}}  {:<17}{}\n{}", r.id.name(), width, r.state, format_key_metrics(r.key_metrics), details(r));
     ++states[r.state];
   }
   std::string counts;

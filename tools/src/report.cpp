@@ -9,8 +9,6 @@ namespace tileperf {
 
 namespace {
 
-const char* const kKeyMetrics[] = {"sass.instructions", "sass.mufu", "regs", "local.bytes",
-                                   "cubin.bytes"};
 constexpr std::size_t kTopOpcodes = 6;
 const std::string kOpcodePrefix = "sass.opcode.";
 
@@ -138,11 +136,9 @@ std::string format_broken(const std::vector<BrokenInvariant>& broken) {
   return out;
 }
 
-std::string key_metrics(const Metrics& m) {
+std::string format_key_metrics(const std::map<std::string, std::int64_t>& key_metrics) {
   std::string out;
-  for (const char* k : kKeyMetrics) {
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, m.get(k));
-  }
+  for (const auto& [k, v] : key_metrics) out += fmt::format(" {}={}", k, v);
   return out;
 }
 

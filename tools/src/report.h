@@ -1,6 +1,8 @@
 // Human-readable output of a comparison: the diff table and one-line summaries.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "compare.h"
@@ -21,8 +23,12 @@ std::string format_measurements(const Metrics& m, const Policy& policy);
 // One line per broken invariant: what it requires, why, and what was found.
 std::string format_broken(const std::vector<BrokenInvariant>& broken);
 
-// "sass.instructions=255 sass.mufu=8 regs=40 local.bytes=0 cubin.bytes=14289"
-std::string key_metrics(const Metrics& m);
+// The metrics each test's one-line summary shows, in this order.
+inline const char* const kKeyMetrics[] = {"sass.instructions", "sass.mufu", "regs", "local.bytes",
+                                          "cubin.bytes"};
+
+// " cubin.bytes=14289 local.bytes=0 regs=40 sass.instructions=255 sass.mufu=8"
+std::string format_key_metrics(const std::map<std::string, std::int64_t>& key_metrics);
 
 std::string format_signed(double v);
 std::string format_percent(double pct);

@@ -133,14 +133,18 @@ std::string report_markdown(const nlohmann::json& report) {
                        md_diff_table(test));
   }
   out += fmt::format("<details><summary>All {} tests</summary>\n\n", report["tests"].size());
-  out += "| test | state | sass.instructions | sass.mufu | regs | local.bytes | cubin.bytes |\n";
-  out += "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+  out += "| test | state |";
+  for (const char* k : kKeyMetrics) out += fmt::format(" {} |", k);
+  out += "\n| --- | --- |";
+  for (std::size_t i = 0; i < std::size(kKeyMetrics); ++i) out += " ---: |";
+  out += "\n";
   for (const auto& t : report["tests"]) {
-    const auto& k = t["key_metrics"];
-    auto v = [&](const char* name) { return k.contains(name) ? std::to_string(k[name].get<std::int64_t>()) : ""; };
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", t["test"].get<std::string>(),
-                       t["state"].get<std::string>(), v("sass.instructions"), v("sass.mufu"), v("regs"),
-                       v("local.bytes"), v("cubin.bytes"));
+    const auto& values = t["key_metrics"];
+    out += fmt::format("| `{}` | {} |", t["test"].get<std::string>(), t["state"].get<std::string>());
+    for (const char* k : kKeyMetrics) {
+      out += values.contains(k) ? fmt::format(" {} |", values[k].get<std::int64_t>()) : " |";
+    }
+    out += "\n";
   }
   out += "\n</details>\n";
   return out;
