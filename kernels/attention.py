@@ -22,7 +22,7 @@ import math
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 LOG2E = 1.4426950408889634
 
@@ -87,22 +87,40 @@ def _case(torch, dtype, head_dim, tile_m, tile_n, causal, batch=2, heads=4, seq=
     q, k, v = (torch.randn(batch, heads, seq, head_dim, device="cuda").to(tdtype)
                for _ in range(3))
     o = torch.empty_like(q)
-    scores = torch.matmul(q.double(), k.double().transpose(-1, -2)) / math.sqrt(head_dim)
-    if causal:
-        visible = torch.ones(seq, seq, dtype=torch.bool, device="cuda").tril()
-        scores = scores.masked_fill(~visible, float("-inf"))
-    expected = torch.matmul(torch.softmax(scores, dim=-1), v.double())
+
+    def expected():
+        scores = torch.matmul(q.double(), k.double().transpose(-1, -2)) / math.sqrt(head_dim)
+        if causal:
+            visible = torch.ones(seq, seq, dtype=torch.bool, device="cuda").tril()
+            scores = scores.masked_fill(~visible, float("-inf"))
+        return {3: torch.matmul(torch.softmax(scores, dim=-1), v.double())}
+
     # P is rounded to the input dtype before the P @ V product, as in every
     # flash-attention kernel: about 2^-8 relative error per weight for bf16.
-    return Case(grid=(seq // tile_m, heads, batch), args=(q, k, v, o, head_dim, tile_m, tile_n, causal),
-                expected={3: expected}, rtol=2e-2, atol=2e-2)
+    return Case(grid=(cdiv(seq, tile_m), heads, batch),
+                args=(q, k, v, o, head_dim, tile_m, tile_n, causal),
+                expected=expected, rtol=2e-2, atol=2e-2)
+
+
+def _problem(tile_m, tile_n, causal, batch=4, heads=16, seq=4096):
+    grid = (cdiv(seq, tile_m), heads, batch)
+    if causal:
+        # The first loop over j runs query_tile * TILE_M / TILE_N times: on
+        # average over the blocks, half the query tiles' worth; the second
+        # (diagonal) loop TILE_M / TILE_N times.
+        trips = {"j#1": (grid[0] - 1) * (tile_m // tile_n) // 2, "j#2": tile_m // tile_n}
+    else:
+        trips = {"j": cdiv(seq, tile_n)}
+    return Problem(grid=grid, trips=trips, sizes=dict(batch=batch, heads=heads, seq=seq))
 
 
 def _config(dtype, head_dim, tile_m, tile_n, causal):
     t = array(dtype, 4)
     kernel = attention.replace_hints(num_worker_warps=8 if tile_m == 128 else 4)
     return Config(kernel, [t, t, t, t, head_dim, tile_m, tile_n, causal],
-                  case=lambda torch: _case(torch, dtype, head_dim, tile_m, tile_n, causal))
+                  case=lambda torch, **sizes: _case(torch, dtype, head_dim, tile_m, tile_n, causal,
+                                                    **sizes),
+                  problem=_problem(tile_m, tile_n, causal))
 
 
 CONFIGS = {

@@ -9,7 +9,7 @@ output tile of one batch entry, walks K in TILE_K steps with an fp32
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 
 @ct.kernel
@@ -33,16 +33,22 @@ def _case(torch, dtype, tile_m, tile_n, tile_k, batch=4, m=256, n=256, k=512):
     a = torch.randn(batch, m, k, device="cuda").to(tdtype)
     b = torch.randn(batch, k, n, device="cuda").to(tdtype)
     c = torch.empty(batch, m, n, device="cuda", dtype=tdtype)
-    grid = (m // tile_m, n // tile_n, batch)
+    grid = (cdiv(m, tile_m), cdiv(n, tile_n), batch)
     # fp32 accumulation; the final rounding to fp16/bf16 dominates the error.
     return Case(grid=grid, args=(a, b, c, tile_m, tile_n, tile_k),
-                expected={2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
+                expected=lambda: {2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
+
+
+def _problem(tile_m, tile_n, tile_k, batch=16, m=2048, n=2048, k=2048):
+    return Problem(grid=(cdiv(m, tile_m), cdiv(n, tile_n), batch), trips={"k": cdiv(k, tile_k)},
+                   sizes=dict(batch=batch, m=m, n=n, k=k))
 
 
 def _config(dtype, tile_m, tile_n, tile_k):
     mat = array(dtype, 3)
     return Config(batched_matmul, [mat, mat, mat, tile_m, tile_n, tile_k],
-                  case=lambda torch: _case(torch, dtype, tile_m, tile_n, tile_k))
+                  case=lambda torch, **sizes: _case(torch, dtype, tile_m, tile_n, tile_k, **sizes),
+                  problem=_problem(tile_m, tile_n, tile_k))
 
 
 CONFIGS = {

@@ -8,7 +8,7 @@ import math
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -22,20 +22,25 @@ def gelu(x, y, TILE: ct.Constant[int]):
     ct.store(y, index=(block,), tile=ct.astype(0.5 * v * (1.0 + t), y.dtype))
 
 
-def _case(torch, dtype, tile):
-    n = 4 * tile
+def _case(torch, dtype, tile, n=None):
+    n = n or 4 * tile
     x = (3 * torch.randn(n, device="cuda")).to(torch_dtype(torch, dtype))
     y = torch.empty_like(x)
-    v = x.double()
-    expected = 0.5 * v * (1 + torch.tanh(SQRT_2_OVER_PI * (v + 0.044715 * v ** 3)))
+
+    def expected():
+        v = x.double()
+        return {1: 0.5 * v * (1 + torch.tanh(SQRT_2_OVER_PI * (v + 0.044715 * v ** 3)))}
+
     # MUFU.TANH is accurate to about 2^-11 relative.
-    return Case(grid=(n // tile,), args=(x, y, tile), expected={1: expected},
+    return Case(grid=(cdiv(n, tile),), args=(x, y, tile), expected=expected,
                 rtol=2e-2, atol=5e-3)
 
 
-def _config(dtype, tile):
+def _config(dtype, tile, n=1 << 26):
     vec = array(dtype, 1)
-    return Config(gelu, [vec, vec, tile], case=lambda torch: _case(torch, dtype, tile))
+    return Config(gelu, [vec, vec, tile],
+                  case=lambda torch, **sizes: _case(torch, dtype, tile, **sizes),
+                  problem=Problem(grid=cdiv(n, tile), sizes=dict(n=n)))
 
 
 CONFIGS = {

@@ -8,7 +8,7 @@ uses a single MUFU.RSQ per row.
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 EPS = 1e-5
 
@@ -27,22 +27,24 @@ def layer_norm(x, weight, bias, y, TILE_N: ct.Constant[int]):
     ct.store(y, index=(row, 0), tile=ct.astype(out, y.dtype))
 
 
-def _case(torch, dtype, n):
-    rows = 32
+def _case(torch, dtype, n, rows=32):
     tdt = torch_dtype(torch, dtype)
     x = (2 * torch.randn(rows, n, device="cuda") + 0.5).to(tdt)
     weight = (1 + 0.1 * torch.randn(n, device="cuda")).to(tdt)
     bias = (0.1 * torch.randn(n, device="cuda")).to(tdt)
     y = torch.empty_like(x)
-    expected = torch.nn.functional.layer_norm(x.double(), (n,), weight.double(), bias.double(), EPS)
     tol = 1e-4 if dtype is ct.float32 else 2e-2
-    return Case(grid=(rows,), args=(x, weight, bias, y, n), expected={3: expected},
+    return Case(grid=(rows,), args=(x, weight, bias, y, n),
+                expected=lambda: {3: torch.nn.functional.layer_norm(
+                    x.double(), (n,), weight.double(), bias.double(), EPS)},
                 rtol=tol, atol=tol)
 
 
-def _config(dtype, n):
+def _config(dtype, n, rows=32768):
     mat, vec = array(dtype, 2), array(dtype, 1)
-    return Config(layer_norm, [mat, vec, vec, mat, n], case=lambda torch: _case(torch, dtype, n))
+    return Config(layer_norm, [mat, vec, vec, mat, n],
+                  case=lambda torch, **sizes: _case(torch, dtype, n, **sizes),
+                  problem=Problem(grid=rows, sizes=dict(rows=rows)))
 
 
 CONFIGS = {

@@ -13,7 +13,7 @@ GROUP_M == 1 is the plain row-major order.
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 
 @ct.kernel
@@ -44,17 +44,24 @@ def _case(torch, dtype, tile_m, tile_n, tile_k, group_m, m=512, n=512, k=512):
     a = torch.randn(m, k, device="cuda").to(tdtype)
     b = torch.randn(k, n, device="cuda").to(tdtype)
     c = torch.empty(m, n, device="cuda", dtype=tdtype)
-    grid = ((m // tile_m) * (n // tile_n),)
+    grid = (cdiv(m, tile_m) * cdiv(n, tile_n),)
     # fp32 accumulation over K=512 products of unit-variance values (|C| ~ 22);
     # the output rounding dominates: 2^-8 relative for bf16, 2^-11 for fp16.
     return Case(grid=grid, args=(a, b, c, tile_m, tile_n, tile_k, group_m),
-                expected={2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
+                expected=lambda: {2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
+
+
+def _problem(tile_m, tile_n, tile_k, m=8192, n=8192, k=8192):
+    return Problem(grid=cdiv(m, tile_m) * cdiv(n, tile_n), trips={"k": cdiv(k, tile_k)},
+                   sizes=dict(m=m, n=n, k=k))
 
 
 def _config(dtype, tile_m, tile_n, tile_k, group_m=8):
     mat = array(dtype, 2)
     return Config(matmul, [mat, mat, mat, tile_m, tile_n, tile_k, group_m],
-                  case=lambda torch: _case(torch, dtype, tile_m, tile_n, tile_k, group_m))
+                  case=lambda torch, **sizes: _case(torch, dtype, tile_m, tile_n, tile_k, group_m,
+                                                    **sizes),
+                  problem=_problem(tile_m, tile_n, tile_k))
 
 
 CONFIGS = {

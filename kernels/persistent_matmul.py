@@ -10,7 +10,9 @@ in TILE_K steps with an fp32 ``ct.mma`` accumulator.
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
+
+H200_SMS = 132  # the grid of the declared problem: one block per SM of an H200
 
 
 @ct.kernel
@@ -35,23 +37,35 @@ def persistent_matmul(a, b, c, TILE_M: ct.Constant[int], TILE_N: ct.Constant[int
         ct.store(c, index=(tile_m, tile_n), tile=ct.astype(acc, c.dtype))
 
 
+def _blocks(tiles, sms):
+    """Fewer blocks than tiles, so that every block loops over several tiles."""
+    return min(sms, max(1, tiles // 3))
+
+
 def _case(torch, dtype, tile_m, tile_n, tile_k, group_m, m=1024, n=1024, k=512):
     tdtype = torch_dtype(torch, dtype)
     a = torch.randn(m, k, device="cuda").to(tdtype)
     b = torch.randn(k, n, device="cuda").to(tdtype)
     c = torch.empty(m, n, device="cuda", dtype=tdtype)
-    tiles = (m // tile_m) * (n // tile_n)
+    tiles = cdiv(m, tile_m) * cdiv(n, tile_n)
     sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
-    # Fewer blocks than tiles, so that every block loops over several tiles.
-    grid = (min(sms, tiles // 3),)
-    return Case(grid=grid, args=(a, b, c, tile_m, tile_n, tile_k, group_m),
-                expected={2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
+    return Case(grid=(_blocks(tiles, sms),), args=(a, b, c, tile_m, tile_n, tile_k, group_m),
+                expected=lambda: {2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
+
+
+def _problem(tile_m, tile_n, tile_k, m=8192, n=8192, k=8192, sms=H200_SMS):
+    tiles = cdiv(m, tile_m) * cdiv(n, tile_n)
+    blocks = _blocks(tiles, sms)
+    return Problem(grid=blocks, trips={"tile": cdiv(tiles, blocks), "k": cdiv(k, tile_k)},
+                   sizes=dict(m=m, n=n, k=k))
 
 
 def _config(dtype, tile_m, tile_n, tile_k, group_m=8):
     mat = array(dtype, 2)
     return Config(persistent_matmul, [mat, mat, mat, tile_m, tile_n, tile_k, group_m],
-                  case=lambda torch: _case(torch, dtype, tile_m, tile_n, tile_k, group_m))
+                  case=lambda torch, **sizes: _case(torch, dtype, tile_m, tile_n, tile_k, group_m,
+                                                    **sizes),
+                  problem=_problem(tile_m, tile_n, tile_k))
 
 
 CONFIGS = {

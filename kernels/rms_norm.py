@@ -7,7 +7,7 @@ MUFU.RSQ per row; the weight multiply is fused into the same pass.
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 EPS = 1e-6
 
@@ -22,22 +22,25 @@ def rms_norm(x, weight, y, TILE_N: ct.Constant[int]):
     ct.store(y, index=(row, 0), tile=ct.astype(v * scale * w, y.dtype))
 
 
-def _case(torch, dtype, n):
-    rows = 32
+def _case(torch, dtype, n, rows=32):
     tdt = torch_dtype(torch, dtype)
     x = (2 * torch.randn(rows, n, device="cuda")).to(tdt)
     weight = (1 + 0.1 * torch.randn(n, device="cuda")).to(tdt)
     y = torch.empty_like(x)
-    xd = x.double()
-    expected = xd * torch.rsqrt(xd.pow(2).mean(dim=1, keepdim=True) + EPS) * weight.double()
+
+    def expected():
+        xd = x.double()
+        return {2: xd * torch.rsqrt(xd.pow(2).mean(dim=1, keepdim=True) + EPS) * weight.double()}
+
     tol = 1e-4 if dtype is ct.float32 else 2e-2
-    return Case(grid=(rows,), args=(x, weight, y, n), expected={2: expected},
-                rtol=tol, atol=tol)
+    return Case(grid=(rows,), args=(x, weight, y, n), expected=expected, rtol=tol, atol=tol)
 
 
-def _config(dtype, n):
+def _config(dtype, n, rows=32768):
     mat, vec = array(dtype, 2), array(dtype, 1)
-    return Config(rms_norm, [mat, vec, mat, n], case=lambda torch: _case(torch, dtype, n))
+    return Config(rms_norm, [mat, vec, mat, n],
+                  case=lambda torch, **sizes: _case(torch, dtype, n, **sizes),
+                  problem=Problem(grid=rows, sizes=dict(rows=rows)))
 
 
 CONFIGS = {

@@ -15,7 +15,7 @@ import math
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 ROPE_BASE = 10000.0
 LOG2_BASE = math.log2(ROPE_BASE)
@@ -43,23 +43,28 @@ def _case(torch, dtype, tile_t, heads, half, tokens):
     x = torch.randn(tokens, heads, head_dim, device="cuda").to(torch_dtype(torch, dtype))
     positions = torch.randint(0, 1024, (tokens,), device="cuda", dtype=torch.int32)
     y = torch.empty_like(x)
-    inv_freq = ROPE_BASE ** (-torch.arange(half, device="cuda", dtype=torch.float64) / half)
-    angle = positions.double()[:, None, None] * inv_freq[None, None, :]
-    xd = x.double()
-    x1, x2 = xd[..., :half], xd[..., half:]
-    expected = torch.cat([x1 * angle.cos() - x2 * angle.sin(),
-                          x2 * angle.cos() + x1 * angle.sin()], dim=-1)
+
+    def expected():
+        inv_freq = ROPE_BASE ** (-torch.arange(half, device="cuda", dtype=torch.float64) / half)
+        angle = positions.double()[:, None, None] * inv_freq[None, None, :]
+        xd = x.double()
+        x1, x2 = xd[..., :half], xd[..., half:]
+        return {2: torch.cat([x1 * angle.cos() - x2 * angle.sin(),
+                              x2 * angle.cos() + x1 * angle.sin()], dim=-1)}
+
     # Angles up to 1024 rad: the fp32 angle (MUFU.EX2 frequency, rounded product)
     # is off by up to about 3e-4 rad.
     tol = 4e-3 if dtype is ct.float32 else 2e-2
-    return Case(grid=(tokens // tile_t,), args=(x, positions, y, tile_t, heads, half),
-                expected={2: expected}, rtol=tol, atol=tol)
+    return Case(grid=(cdiv(tokens, tile_t),), args=(x, positions, y, tile_t, heads, half),
+                expected=expected, rtol=tol, atol=tol)
 
 
-def _config(dtype, tile_t, heads, half, tokens):
+def _config(dtype, tile_t, heads, half, tokens, big_tokens=65536):
     qkv = array(dtype, 3)
     return Config(rope, [qkv, array(ct.int32, 1), qkv, tile_t, heads, half],
-                  case=lambda torch: _case(torch, dtype, tile_t, heads, half, tokens))
+                  case=lambda torch, tokens=tokens: _case(torch, dtype, tile_t, heads, half,
+                                                          tokens),
+                  problem=Problem(grid=cdiv(big_tokens, tile_t), sizes=dict(tokens=big_tokens)))
 
 
 CONFIGS = {

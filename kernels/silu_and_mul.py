@@ -9,7 +9,7 @@ MUFU.EX2 and one MUFU.RCP per element).
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 LOG2E = 1.4426950408889634
 
@@ -29,17 +29,22 @@ def silu_and_mul(x, y, TILE_R: ct.Constant[int], TILE_D: ct.Constant[int]):
 def _case(torch, dtype, tile_r, tile_d, rows, d):
     x = (3 * torch.randn(rows, 2 * d, device="cuda")).to(torch_dtype(torch, dtype))
     y = torch.empty(rows, d, device="cuda", dtype=x.dtype)
-    gate, up = x.double()[:, :d], x.double()[:, d:]
-    expected = gate * torch.sigmoid(gate) * up
+
+    def expected():
+        gate, up = x.double()[:, :d], x.double()[:, d:]
+        return {1: gate * torch.sigmoid(gate) * up}
+
     tol = 1e-4 if dtype is ct.float32 else 2e-2
-    return Case(grid=(rows // tile_r, d // tile_d), args=(x, y, tile_r, tile_d),
-                expected={1: expected}, rtol=tol, atol=tol)
+    return Case(grid=(cdiv(rows, tile_r), cdiv(d, tile_d)), args=(x, y, tile_r, tile_d),
+                expected=expected, rtol=tol, atol=tol)
 
 
-def _config(dtype, tile_r, tile_d, rows, d):
+def _config(dtype, tile_r, tile_d, rows, d, big_rows=16384):
     mat = array(dtype, 2)
     return Config(silu_and_mul, [mat, mat, tile_r, tile_d],
-                  case=lambda torch: _case(torch, dtype, tile_r, tile_d, rows, d))
+                  case=lambda torch, rows=rows: _case(torch, dtype, tile_r, tile_d, rows, d),
+                  problem=Problem(grid=(cdiv(big_rows, tile_r), cdiv(d, tile_d)),
+                                  sizes=dict(rows=big_rows)))
 
 
 CONFIGS = {

@@ -7,7 +7,7 @@ reciprocal of the row sum, computed once per row.
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 LOG2E = 1.4426950408889634
 
@@ -23,17 +23,18 @@ def softmax(x, y, TILE_N: ct.Constant[int]):
     ct.store(y, index=(row, 0), tile=ct.astype(exps * inv_sum, y.dtype))
 
 
-def _case(torch, dtype, n):
-    rows = 16
+def _case(torch, dtype, n, rows=16):
     x = (4 * torch.randn(rows, n, device="cuda")).to(torch_dtype(torch, dtype))
     y = torch.empty_like(x)
     return Case(grid=(rows,), args=(x, y, n),
-                expected={1: torch.softmax(x.double(), dim=1)}, rtol=1e-2, atol=1e-4)
+                expected=lambda: {1: torch.softmax(x.double(), dim=1)}, rtol=1e-2, atol=1e-4)
 
 
-def _config(dtype, n):
+def _config(dtype, n, rows=32768):
     mat = array(dtype, 2)
-    return Config(softmax, [mat, mat, n], case=lambda torch: _case(torch, dtype, n))
+    return Config(softmax, [mat, mat, n],
+                  case=lambda torch, **sizes: _case(torch, dtype, n, **sizes),
+                  problem=Problem(grid=rows, sizes=dict(rows=rows)))
 
 
 CONFIGS = {

@@ -47,7 +47,7 @@ def test_correct(torch, path, config_name):
     case = config.case(torch)
     ct.launch(torch.cuda.current_stream(), case.grid, config.kernel, case.args)
     torch.cuda.synchronize()
-    for index, expected in case.expected.items():
+    for index, expected in case.expected().items():
         actual = case.args[index]
         torch.testing.assert_close(actual.double(), expected.double().to(actual.device),
                                    rtol=case.rtol, atol=case.atol,

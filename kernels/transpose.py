@@ -7,7 +7,7 @@ mirrored tile index, so both the load and the store stay row-contiguous.
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 
 @ct.kernel
@@ -22,14 +22,16 @@ def _case(torch, dtype, tile_m, tile_n, m, n):
     x = torch.randn(m, n, device="cuda").to(torch_dtype(torch, dtype))
     y = torch.empty(n, m, device="cuda", dtype=x.dtype)
     # A permutation of the input: the result must match bit for bit.
-    return Case(grid=(m // tile_m, n // tile_n), args=(x, y, tile_m, tile_n),
-                expected={1: x.double().t().contiguous()}, rtol=0.0, atol=0.0)
+    return Case(grid=(cdiv(m, tile_m), cdiv(n, tile_n)), args=(x, y, tile_m, tile_n),
+                expected=lambda: {1: x.double().t().contiguous()}, rtol=0.0, atol=0.0)
 
 
-def _config(dtype, tile_m, tile_n, m, n):
+def _config(dtype, tile_m, tile_n, m, n, big=8192):
     mat = array(dtype, 2)
     return Config(transpose, [mat, mat, tile_m, tile_n],
-                  case=lambda torch: _case(torch, dtype, tile_m, tile_n, m, n))
+                  case=lambda torch, m=m, n=n: _case(torch, dtype, tile_m, tile_n, m, n),
+                  problem=Problem(grid=(cdiv(big, tile_m), cdiv(big, tile_n)),
+                                  sizes=dict(m=big, n=big)))
 
 
 CONFIGS = {

@@ -6,7 +6,7 @@ stores the result in the output dtype.
 
 import cuda.tile as ct
 
-from tileperf_dump import Case, Config, array, torch_dtype
+from tileperf_dump import Case, Config, Problem, array, cdiv, torch_dtype
 
 
 @ct.kernel
@@ -18,17 +18,19 @@ def vector_add(a, b, c, TILE: ct.Constant[int]):
     ct.store(c, index=(block,), tile=ct.astype(total, c.dtype))
 
 
-def _case(torch, dtype, tile):
-    n = 4 * tile
+def _case(torch, dtype, tile, n=None):
+    n = n or 4 * tile
     a, b = (torch.randn(n, device="cuda").to(torch_dtype(torch, dtype)) for _ in range(2))
     c = torch.empty_like(a)
-    return Case(grid=(n // tile,), args=(a, b, c, tile), expected={2: a.double() + b.double()})
+    return Case(grid=(cdiv(n, tile),), args=(a, b, c, tile),
+                expected=lambda: {2: a.double() + b.double()})
 
 
-def _config(dtype, tile):
+def _config(dtype, tile, n=1 << 26):
     vec = array(dtype, 1)
     return Config(vector_add, [vec, vec, vec, tile],
-                  case=lambda torch: _case(torch, dtype, tile))
+                  case=lambda torch, **sizes: _case(torch, dtype, tile, **sizes),
+                  problem=Problem(grid=cdiv(n, tile), sizes=dict(n=n)))
 
 
 CONFIGS = {

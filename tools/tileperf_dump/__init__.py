@@ -10,21 +10,30 @@ needs neither a GPU nor a CUDA driver.
 For the correctness tests (``kernels/test_correctness.py``), a Config also
 carries ``case``: a function that, given the ``torch`` module, builds a
 :class:`Case` on the current CUDA device.
+
+A Config may declare the :class:`Problem` it stands for: the grid of a real
+launch and the trip counts of its loops. The static cost estimate of the
+whole launch (``cost.launch``) is the per-block estimate times the blocks,
+with those trips; the GPU timing builds the same launch with
+``case(torch, **problem.sizes)``.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import inspect
 import io
+import math
 import json
 import os
 import re
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import cuda.tile as ct
 from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,
@@ -64,26 +73,62 @@ def torch_dtype(torch, dtype):
 
 @dataclass
 class Case:
-    """One launch of a configuration for a correctness test: the grid, the
-    kernel arguments in parameter order (GPU tensors, scalars and the
-    configuration's constants), and for each output argument (by index) the
-    expected values, computed in higher precision than the kernel's."""
+    """One launch of a configuration: the grid, the kernel arguments in
+    parameter order (GPU tensors, scalars and the configuration's constants),
+    and a function that returns, for each output argument (by index), the
+    expected values computed in higher precision than the kernel's. The
+    expectation is computed only when a correctness test asks for it, so
+    that a timing run can build launches too large to check."""
     grid: tuple[int, ...]
     args: tuple
-    expected: dict[int, Any]
+    expected: Callable[[], dict[int, Any]]
     rtol: float = 1e-2
     atol: float = 1e-2
 
 
 @dataclass(frozen=True)
+class Problem:
+    """The launch a configuration stands for.
+
+    ``grid``: blocks per grid dimension. ``trips``: trip counts of the
+    kernel's loops per execution of the loop, keyed by the loop variable of
+    a ``for`` statement in the kernel's file: ``"k"`` gives the count to
+    every ``for k in ...`` of the file, ``"k#2"`` to the second one only.
+    Compiled loops that come from such a statement (the producer and
+    consumer loops of a warp-specialised pipeline, say) inherit its count.
+    Loops without a declared count are assumed to run the default number of
+    times (see README, *Cost model*). ``sizes``: the keyword arguments of the
+    configuration's ``case`` that build this launch on a GPU."""
+    grid: int | Sequence[int]
+    trips: Mapping[str, int] = field(default_factory=dict)
+    sizes: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def grid_dims(self) -> tuple[int, ...]:
+        return (self.grid,) if isinstance(self.grid, int) else tuple(self.grid)
+
+    @property
+    def blocks(self) -> int:
+        return math.prod(self.grid_dims)
+
+
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division, for grids and trip counts."""
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
 class Config:
     """One configuration of a kernel: its parameters' constraints (arrays,
-    scalars, compile-time constants), and how to check it on a GPU."""
+    scalars, compile-time constants), the problem it stands for, and how to
+    check it on a GPU (``case(torch)`` builds a small correctness launch,
+    ``case(torch, **problem.sizes)`` the launch of ``problem``)."""
     kernel: Any
     params: Sequence[Any]
     symbol: str | None = None
     description: str = ""
-    case: Callable[[Any], Case] | None = None
+    case: Callable[..., Case] | None = None
+    problem: Problem | None = None
 
     @property
     def kernel_name(self) -> str:
@@ -120,6 +165,54 @@ def load_kernel_module(source: str | os.PathLike):
     return module
 
 
+def _loop_lines(path: Path) -> dict[str, list[int]]:
+    """Lines of the ``for <name> in`` statements of a Python file, by name."""
+    lines: dict[str, list[int]] = {}
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            lines.setdefault(node.target.id, []).append(node.lineno)
+    return {k: sorted(v) for k, v in lines.items()}
+
+
+def _check_count(where: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{where} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def problem_record(config: Config, name: str) -> dict | None:
+    """The dump record's ``problem``: grid, blocks and each declared trip
+    count with the file and lines of the loops it applies to."""
+    problem = config.problem
+    if problem is None:
+        return None
+    where = f"CONFIGS[{name!r}].problem"
+    if not isinstance(problem, Problem):
+        raise TypeError(f"{where} is not a tileperf_dump.Problem")
+    grid = [_check_count(f"{where}.grid", g, 1) for g in problem.grid_dims]
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{where}.grid must have 1 to 3 dimensions, got {len(grid)}")
+    source = Path(inspect.getsourcefile(config.kernel._pyfunc)).resolve()
+    loops = _loop_lines(source)
+    trips = []
+    for key, count in sorted(problem.trips.items()):
+        _check_count(f"{where}.trips[{key!r}]", count, 0)
+        var, _, nth = key.partition("#")
+        lines = loops.get(var, [])
+        if not lines:
+            known = ", ".join(sorted(loops)) or "none"
+            raise ValueError(f"{source}: {where}.trips names loop variable {var!r}, but no "
+                             f"'for {var} in' loop is in this file (loop variables: {known})")
+        if nth:
+            if not nth.isdigit() or not 1 <= int(nth) <= len(lines):
+                raise ValueError(f"{source}: {where}.trips key {key!r}: the file has "
+                                 f"{len(lines)} 'for {var} in' loop(s), at lines "
+                                 f"{', '.join(map(str, lines))}")
+            lines = [lines[int(nth) - 1]]
+        trips.append({"loop": key, "file": str(source), "lines": lines, "trips": count})
+    return {"grid": grid, "blocks": math.prod(grid), "trips": trips}
+
+
 def get_config(module, name: str) -> Config:
     configs = module.CONFIGS
     if name not in configs:
@@ -145,6 +238,7 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
     """Exports configuration ``name`` to ``<out_dir>/<name>.tileirbc`` and
     records what made it in ``<name>.tileirbc.json``."""
     config = get_config(module, name)
+    problem = problem_record(config, name)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     target = out / f"{name}.tileirbc"
@@ -163,5 +257,7 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
         "source": str(Path(module.__file__).resolve()),
         "seconds": round(seconds, 4),
     }
+    if problem is not None:
+        record["problem"] = problem
     _write_atomic(out / f"{name}.tileirbc.json", (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
     return target
