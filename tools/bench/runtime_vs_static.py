@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Joins the GPU timing of the edit corpus (tools/gpu/time_edits.py) with the
+gate's static metrics of the same cubins, and asks how well each static
+metric ranks the edits by their runtime cost.
+
+    python3 tools/bench/runtime_vs_static.py [TIMING_JSON] [--build build]
+        [--metrics sass.instructions,loop.main.ii,cost.launch] [--out tools/bench/mutant_runtime]
+
+One row per edit and configuration: the runtime of the base and the edited
+kernel (medians, ms), the runtime delta (%), and for each static metric the
+base and edited values from the gate's metrics files in the build tree
+(``build/tileperf/<kernel>/<config>.<arch>.metrics.json`` and
+``build/tileperf-selftest/<edit>/<config>.<arch>.metrics.json``) and their
+delta (%). A metric absent from a file is reported as missing. The static
+side counts only when the cubin beside the metrics file is the one that was
+timed (same SHA-256). No-op edits are the controls: their runtime deltas
+show the noise. For each metric, the Spearman rank correlation between its
+delta and the runtime delta over the mutant rows (ties get average ranks;
+an infinite percentage, a metric going up from 0, ranks above every finite
+one). Writes <out>.md and <out>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import shlex
+import sys
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parents[2]
+DEFAULT_METRICS = ("sass.instructions", "loop.main.ii", "cost.launch")
+DEFAULT_TIMING = TOP / "tools/bench/mutant_runtime.device.json"
+DEFAULT_OUT = TOP / "tools/bench/mutant_runtime"
+
+
+# ---------------------------------------------------------------------------
+# Statistics
+
+
+def average_ranks(values):
+    """Ranks 1..n of the values, ties sharing the average of their ranks."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def pearson(x, y):
+    n = len(x)
+    if n < 2:
+        return None
+    mx, my = sum(x) / n, sum(y) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((b - my) ** 2 for b in y)
+    if sxx == 0 or syy == 0:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def spearman(x, y):
+    """Spearman's rho: Pearson's correlation of the average ranks. None when
+    there are fewer than 3 pairs or one side has no spread."""
+    if len(x) != len(y):
+        raise ValueError("spearman: sequences of different lengths")
+    if len(x) < 3:
+        return None
+    return pearson(average_ranks(list(x)), average_ranks(list(y)))
+
+
+def delta_pct(base, edit):
+    """(edit - base) / base in percent; 0 when both are 0, +-inf from 0."""
+    if base == 0:
+        return 0.0 if edit == 0 else math.copysign(math.inf, edit)
+    return 100.0 * (edit - base) / abs(base)
+
+
+# ---------------------------------------------------------------------------
+# The join
+
+
+def sha256_file(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def metrics_paths(row: dict, build: Path) -> dict[str, tuple[Path, Path]]:
+    arch = row.get("arch") or "sm_90"
+    base_dir = build / "tileperf" / row["kernel"]
+    edit_dir = build / "tileperf-selftest" / row["patch"]
+    return {
+        "base": (base_dir / f"{row['config']}.{arch}.metrics.json",
+                 base_dir / f"{row['config']}.{arch}.cubin"),
+        "edit": (edit_dir / f"{row['config']}.{arch}.metrics.json",
+                 edit_dir / f"{row['config']}.{arch}.cubin"),
+    }
+
+
+def load_metrics(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text()).get("metrics", {})
+    except (OSError, ValueError):
+        return None
+
+
+def join_row(row: dict, build: Path, metrics: list[str]) -> dict:
+    """One edit x configuration: runtime from the timing row, static values
+    from the build tree, and whether the static side is the timed cubin."""
+    out = {k: row.get(k) for k in ("id", "patch", "kind", "kernel", "config")}
+    if "error" in row:
+        out["runtime"] = None
+        out["error"] = row["error"]
+    else:
+        out["runtime"] = {
+            "base_ms": row["base"]["median_ms"], "edit_ms": row["edit"]["median_ms"],
+            "delta_pct": delta_pct(row["base"]["median_ms"], row["edit"]["median_ms"]),
+            "pair_ratio_p25": row.get("pair_ratio_p25"),
+            "pair_ratio_p75": row.get("pair_ratio_p75"),
+            "n": row["base"]["n"],
+        }
+    if row.get("assumption_violations"):
+        out["assumption_violations"] = row["assumption_violations"]
+    paths = metrics_paths(row, build)
+    files = {}
+    static_ok = True
+    for side, (mpath, cpath) in paths.items():
+        values = load_metrics(mpath)
+        timed = (row.get(side) or {}).get("cubin_sha256")
+        beside = sha256_file(cpath)
+        if values is None:
+            state = "no metrics file"
+        elif timed is None:
+            state = "not timed"
+        elif beside is None:
+            state = "no cubin beside the metrics"
+        elif beside != timed:
+            state = "the cubin beside the metrics is not the one timed"
+        else:
+            state = "same cubin"
+        static_ok &= state == "same cubin"
+        files[side] = {"metrics": rel(mpath), "state": state, "values": values}
+    out["static_files"] = {s: {k: v for k, v in f.items() if k != "values"}
+                           for s, f in files.items()}
+    out["static_matches_timed_cubins"] = static_ok
+    out["static"] = {}
+    for m in metrics:
+        b = (files["base"]["values"] or {}).get(m)
+        e = (files["edit"]["values"] or {}).get(m)
+        entry = {"base": b, "edit": e}
+        if b is None or e is None:
+            entry["missing"] = [s for s, v in (("base", b), ("edit", e)) if v is None]
+            entry["delta_pct"] = None
+        else:
+            entry["delta_pct"] = delta_pct(b, e)
+        out["static"][m] = entry
+    return out
+
+
+def correlations(rows: list[dict], metrics: list[str], include_violations: bool) -> dict:
+    """Spearman's rho of each metric's delta against the runtime delta, over
+    the mutant rows that ran, whose static side is the timed cubin, and
+    (unless asked) whose inputs met the signature's assumptions."""
+    out = {}
+    for m in metrics:
+        xs, ys, used, left_out = [], [], [], []
+        for r in rows:
+            if r["kind"] != "mutant":
+                continue
+            why = None
+            if r["runtime"] is None:
+                why = "not timed"
+            elif not r["static_matches_timed_cubins"]:
+                why = "static metrics are not of the timed cubins"
+            elif r.get("assumption_violations") and not include_violations:
+                why = "inputs broke the signature's assumptions"
+            elif r["static"][m]["delta_pct"] is None:
+                why = "metric missing"
+            if why:
+                left_out.append({"id": r["id"], "why": why})
+                continue
+            xs.append(r["static"][m]["delta_pct"])
+            ys.append(r["runtime"]["delta_pct"])
+            used.append(r["id"])
+        out[m] = {"rho": spearman(xs, ys), "n": len(used), "rows": used, "left_out": left_out}
+    return out
+
+
+def controls(rows: list[dict]) -> dict:
+    d = [r["runtime"]["delta_pct"] for r in rows if r["kind"] == "noop" and r["runtime"]]
+    if not d:
+        return {"n": 0}
+    a = sorted(abs(x) for x in d)
+    return {"n": len(d), "min_pct": min(d), "max_pct": max(d), "max_abs_pct": a[-1],
+            "median_abs_pct": a[len(a) // 2] if len(a) % 2 else (a[len(a) // 2 - 1] + a[len(a) // 2]) / 2}
+
+
+def json_safe(value):
+    """The document with each infinite float written as the string "inf" or
+    "-inf" (strict JSON has no infinity)."""
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def rel(path: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(TOP))
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------------------
+# Output
+
+
+def fmt_pct(x):
+    if x is None:
+        return "missing"
+    if math.isinf(x):
+        return "+inf (from 0)" if x > 0 else "-inf"
+    return f"{x:+.1f}%"
+
+
+def fmt_static(entry):
+    if entry["delta_pct"] is None:
+        return "missing"
+    return f"{fmt_pct(entry['delta_pct'])} ({fmt_num(entry['base'])} → {fmt_num(entry['edit'])})"
+
+
+def fmt_num(v):
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.4g}"
+    return str(int(v)) if isinstance(v, (int, float)) else str(v)
+
+
+def markdown(doc: dict) -> str:
+    metrics = doc["metrics"]
+    p = doc["provenance"]
+    lines = [
+        "# Runtime of the edit corpus against the gate's static metrics",
+        "",
+        f"Each edit of `tests/mutants` (and, as controls, `tests/noop`) timed against its base "
+        f"configuration on one {p.get('gpu')}, launching the very cubins the gate measured "
+        f"(`config.signature()`, tileiras {doc['cubins'].get('tileiras_release')}, "
+        f"{doc['cubins'].get('arch')}; identity checked by SHA-256 at cuTile's compile hook and "
+        f"at the driver's `cuLibraryLoadData`). Runtime: median of CUDA-event times, base and "
+        f"edit alternating, cold L2; Δ = edit / base − 1. Static Δ: the gate's metrics files "
+        f"of the same cubins.",
+        "",
+        f"- GPU: {p.get('gpu')} ({p.get('nvidia_smi')}); torch {p.get('torch')} "
+        f"(CUDA {p.get('torch_cuda')}); cuda-tile {p.get('cuda_tile')}; "
+        f"python {p.get('python')}",
+        f"- cubins: tileiras {doc['cubins'].get('tileiras_release')}, cuda-tile "
+        f"{doc['cubins'].get('cuda_tile')}, bytecode {doc['cubins'].get('bytecode_version')}, "
+        f"flags `{' '.join(doc['cubins'].get('tileiras_flags') or [])}`, "
+        f"prepared at commit {str(doc['cubins'].get('git_commit'))[:12]}",
+        f"- timing: {doc['timing_file']} ({doc['timing_created']}), "
+        f"`{doc['timing_command']}`",
+        f"- regenerate this file: `{doc['command']}`",
+        "",
+    ]
+    head = "| edit | config | base ms | edit ms | runtime Δ | pair IQR | " + \
+        " | ".join(f"{m} Δ" for m in metrics) + " |"
+    sep = "|" + " --- |" * (6 + len(metrics))
+
+    def table(kind):
+        out = [head, sep]
+        for r in doc["rows"]:
+            if r["kind"] != kind:
+                continue
+            mark = ""
+            if r.get("assumption_violations"):
+                mark += " †"
+            if not r["static_matches_timed_cubins"]:
+                mark += " ‡"
+            if r["runtime"] is None:
+                rt = ["—", "—", "not timed", "—"]
+            else:
+                t = r["runtime"]
+                iqr = (f"{100 * (t['pair_ratio_p25'] - 1):+.1f}…{100 * (t['pair_ratio_p75'] - 1):+.1f}%"
+                       if t.get("pair_ratio_p25") is not None else "—")
+                rt = [f"{t['base_ms']:.4f}", f"{t['edit_ms']:.4f}", f"**{fmt_pct(t['delta_pct'])}**",
+                      iqr]
+            out.append(f"| {r['patch']}{mark} | {r['config']} | " + " | ".join(rt) + " | "
+                       + " | ".join(fmt_static(r["static"][m]) for m in metrics) + " |")
+        return out
+
+    lines += ["## Mutants", ""] + table("mutant") + [""]
+    lines += ["## No-op edits (controls)", ""] + table("noop") + [""]
+    c = doc["controls"]
+    if c["n"]:
+        lines += [f"No-op controls: {c['n']} rows, runtime Δ from {fmt_pct(c['min_pct'])} to "
+                  f"{fmt_pct(c['max_pct'])} (median |Δ| {c['median_abs_pct']:.2f}%): a mutant "
+                  f"whose |Δ| is below {c['max_abs_pct']:.2f}% is within the noise.", ""]
+    lines += ["## Rank correlation with the runtime delta (mutants)", "",
+              "| static metric | Spearman ρ | rows | left out |", "| --- | --- | --- | --- |"]
+    for m in metrics:
+        s = doc["spearman"][m]
+        rho = "n/a" if s["rho"] is None else f"{s['rho']:+.3f}"
+        why = {}
+        for x in s["left_out"]:
+            why.setdefault(x["why"], []).append(x["id"])
+        left = "; ".join(f"{k}: {len(v)}" for k, v in why.items()) or "none"
+        lines.append(f"| `{m}` | {rho} | {s['n']} | {left} |")
+    lines.append("")
+    notes = []
+    if any(r.get("assumption_violations") for r in doc["rows"]):
+        notes.append("† the problem's inputs break an assumption of the configuration's "
+                     "signature (the kernel was compiled for inputs it is not given here); "
+                     "timed with `--allow-assumption-violations` and left out of the "
+                     "correlations: " + "; ".join(
+                         f"{r['id']}: " + "; ".join(sorted({v for vs in r['assumption_violations'].values() for v in vs}))
+                         for r in doc["rows"] if r.get("assumption_violations")))
+    if any(not r["static_matches_timed_cubins"] for r in doc["rows"]):
+        notes.append("‡ the static metrics are not of the timed cubins: " + "; ".join(
+            f"{r['id']}: " + ", ".join(f"{s} {f['state']}" for s, f in r["static_files"].items()
+                                       if f["state"] != "same cubin")
+            for r in doc["rows"] if not r["static_matches_timed_cubins"]))
+    missing = sorted({m for r in doc["rows"] for m in metrics if r["static"][m]["delta_pct"] is None
+                      and r["static_matches_timed_cubins"]})
+    if missing:
+        notes.append("missing: metrics absent from the gate's metrics files: "
+                     + ", ".join(f"`{m}`" for m in missing))
+    errors = [r for r in doc["rows"] if r["runtime"] is None]
+    if errors:
+        notes.append("not timed: " + "; ".join(f"{r['id']}: {r['error']}" for r in errors))
+    if notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+    return "\n".join(lines)
+
+
+def build_doc(timing: dict, timing_path: Path, build: Path, metrics: list[str],
+              include_violations: bool, command: str) -> dict:
+    rows = [join_row(r, build, metrics) for r in timing["rows"]]
+    prov = timing.get("provenance", {})
+    return {
+        "format": "tileperf-runtime-vs-static/1",
+        "command": command,
+        "timing_file": rel(timing_path),
+        "timing_created": timing.get("created"),
+        "timing_command": timing.get("command"),
+        "provenance": prov,
+        "cubins": timing.get("cubins", {}),
+        "settings": timing.get("settings", {}),
+        "metrics": metrics,
+        "include_assumption_violations": include_violations,
+        "controls": controls(rows),
+        "spearman": correlations(rows, metrics, include_violations),
+        "rows": rows,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("timing", nargs="?", type=Path, default=DEFAULT_TIMING)
+    ap.add_argument("--build", type=Path, default=TOP / "build")
+    ap.add_argument("--metrics", default=",".join(DEFAULT_METRICS),
+                    help="comma-separated metric names (default: %(default)s)")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                    help="writes <out>.md and <out>.json (default: %(default)s)")
+    ap.add_argument("--include-assumption-violations", action="store_true",
+                    help="count rows whose inputs broke the signature's assumptions in the "
+                         "correlations")
+    args = ap.parse_args(argv)
+    metrics = [m for m in args.metrics.split(",") if m]
+    words = ["python3", "tools/bench/runtime_vs_static.py", rel(args.timing)]
+    if rel(args.build) != "build":
+        words += ["--build", rel(args.build)]
+    if metrics != list(DEFAULT_METRICS):
+        words += ["--metrics", ",".join(metrics)]
+    if args.out.resolve() != DEFAULT_OUT.resolve():
+        words += ["--out", rel(args.out)]
+    if args.include_assumption_violations:
+        words.append("--include-assumption-violations")
+    timing = json.loads(args.timing.read_text())
+    doc = build_doc(timing, args.timing, args.build, metrics,
+                    args.include_assumption_violations, shlex.join(words))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{args.out}.json").write_text(json.dumps(json_safe(doc), indent=1, allow_nan=False)
+                                        + "\n")
+    Path(f"{args.out}.md").write_text(markdown(doc))
+    for m in metrics:
+        s = doc["spearman"][m]
+        rho = "n/a" if s["rho"] is None else f"{s['rho']:+.3f}"
+        print(f"{m:<24} Spearman rho {rho} over {s['n']} mutant rows")
+    print(f"wrote {rel(Path(f'{args.out}.md'))} and {rel(Path(f'{args.out}.json'))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
