@@ -188,7 +188,10 @@ def prepare_role(*, role: str, store: Store, source_now: bytes, file_name: str, 
         origin = {"from": "compiled here", "why": why_not, "exported_from": rel(module_source),
                   "command": ["tileiras", "<bytecode>", "-o", "<cubin>", *tileiras_flags(arch),
                               "--remarks-output-file=<file>"]}
-        log(f"    {role}: {why_not}: compiled here")
+        if cubin_path.is_file() and cubin_path.read_bytes() == cubin:
+            origin["same_as"] = rel(cubin_path)
+        log(f"    {role}: {why_not}: compiled here"
+            + (", identical to the build tree's" if "same_as" in origin else ""))
 
     module = load_kernel_module(module_source)
     cfg = get_config(module, config)
