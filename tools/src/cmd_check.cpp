@@ -86,7 +86,9 @@ Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& r
   result.seconds["compile"] = compiled.seconds;
 
   auto t = Clock::now();
-  Measurement measured = measure(run_tool_outputs(o.tc, cubin, o.bytecode, remarks, o.prefix()), cubin);
+  auto problem = problem_from_record(dump, o.dump_info);
+  Measurement measured = measure(run_tool_outputs(o.tc, cubin, o.bytecode, remarks, o.prefix()),
+                                 cubin, problem ? &*problem : nullptr);
   m.values = std::move(measured.values);
   result.notes = std::move(measured.notes);
   write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m));

@@ -16,7 +16,7 @@ int run_extract(const Args& args) {
   CLI::App app("Extract metrics from a cubin. Runs cuobjdump unless --sass and --res-usage "
                "give its captured output.",
                "extract");
-  std::string cubin, sass, res_usage, remarks, tileir, out;
+  std::string cubin, sass, res_usage, remarks, tileir, dump_info, out;
   Toolchain tc;
   Metrics m;
   app.add_option("--cubin", cubin, "the cubin to measure")->required();
@@ -24,6 +24,8 @@ int run_extract(const Args& args) {
   app.add_option("--res-usage", res_usage, "captured `cuobjdump -res-usage` output");
   app.add_option("--remarks", remarks, "YAML remarks tileiras wrote for the cubin");
   app.add_option("--tileir", tileir, "captured `tileirdisasm` output of the bytecode");
+  app.add_option("--dump-info", dump_info,
+                 "dump record of the configuration (its problem: grid and loop trips)");
   app.add_option("--cuobjdump", tc.cuobjdump, "cuobjdump executable (when not captured)");
   app.add_option("--kernel", m.id.kernel, "kernel name recorded in the output")->default_val("kernel");
   app.add_option("--config", m.id.config, "configuration name recorded")->default_val("config");
@@ -51,7 +53,9 @@ int run_extract(const Args& args) {
   }
   if (!remarks.empty()) outputs.remarks_text = read_file(remarks), outputs.remarks_name = remarks;
   if (!tileir.empty()) outputs.tileir_text = read_file(tileir), outputs.tileir_name = tileir;
-  Measurement measured = measure(outputs, cubin);
+  std::optional<Problem> problem;
+  if (!dump_info.empty()) problem = problem_from_record(parse_json(read_file(dump_info), dump_info), dump_info);
+  Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr);
   m.values = std::move(measured.values);
   for (const auto& note : measured.notes) std::cerr << "note: " << note << "\n";
   m.flags["cuobjdump"] = {std::begin(kSassArgs)[0], std::begin(kResUsageArgs)[0]};

@@ -18,7 +18,7 @@ class Reader {
 
   template <typename T>
   T read(std::uint64_t offset, const char* what) const {
-    if (offset + sizeof(T) > data_.size()) {
+    if (offset > data_.size() || sizeof(T) > data_.size() - offset) {
       throw InputError(filename_, 0,
                        fmt::format("truncated ELF: {} at byte {} lies past the end ({} bytes)",
                                    what, offset, data_.size()));
@@ -40,7 +40,8 @@ class Reader {
 };
 
 std::string section_name(const Reader& r, const ElfSection& strtab, std::uint32_t index) {
-  if (index >= strtab.size) r.fail(fmt::format("section name offset {} outside .shstrtab", index));
+  if (!strtab.has_file_data()) r.fail("string table has no data in the file");
+  if (index >= strtab.size) r.fail(fmt::format("name offset {} outside its string table", index));
   const char* begin = r.data().data() + strtab.offset + index;
   std::size_t max = strtab.size - index;
   return std::string(begin, strnlen(begin, max));
@@ -79,7 +80,10 @@ ElfFile parse_elf(const std::string& data, const std::string& filename) {
     s.type = r.read<std::uint32_t>(at + 4, "sh_type");
     s.offset = r.read<std::uint64_t>(at + 0x18, "sh_offset");
     s.size = r.read<std::uint64_t>(at + 0x20, "sh_size");
-    if (s.has_file_data() && s.offset + s.size > data.size()) {
+    s.link = r.read<std::uint32_t>(at + 0x28, "sh_link");
+    s.info = r.read<std::uint32_t>(at + 0x2c, "sh_info");
+    s.entsize = r.read<std::uint64_t>(at + 0x38, "sh_entsize");
+    if (s.has_file_data() && (s.offset > data.size() || s.size > data.size() - s.offset)) {
       r.fail(fmt::format("truncated ELF: section {} ends at byte {} past the end ({} bytes)", i,
                          s.offset + s.size, data.size()));
     }
@@ -90,6 +94,39 @@ ElfFile parse_elf(const std::string& data, const std::string& filename) {
     elf.sections[i].name = section_name(r, strtab, name_index[i]);
   }
   return elf;
+}
+
+std::string_view section_data(const std::string& data, const ElfSection& section) {
+  if (!section.has_file_data()) return {};
+  return std::string_view(data).substr(section.offset, section.size);
+}
+
+int find_section(const ElfFile& elf, const std::string& name) {
+  for (std::size_t i = 0; i < elf.sections.size(); ++i) {
+    if (elf.sections[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<ElfSymbol> elf_symbols(const std::string& data, const ElfFile& elf, std::size_t symtab,
+                                   const std::string& filename) {
+  Reader r(data, filename);
+  if (symtab >= elf.sections.size()) r.fail(fmt::format("symbol table index {} out of range", symtab));
+  const ElfSection& table = elf.sections[symtab];
+  constexpr std::uint64_t kSymbolSize = 24;  // Elf64_Sym
+  if (table.link >= elf.sections.size()) r.fail(fmt::format("{}: string table index out of range", table.name));
+  const ElfSection& strings = elf.sections[table.link];
+  std::vector<ElfSymbol> symbols;
+  for (std::uint64_t at = 0; at + kSymbolSize <= table.size; at += kSymbolSize) {
+    std::uint64_t base = table.offset + at;
+    ElfSymbol sym;
+    auto name = r.read<std::uint32_t>(base, "st_name");
+    sym.section = r.read<std::uint16_t>(base + 6, "st_shndx");
+    sym.value = r.read<std::uint64_t>(base + 8, "st_value");
+    if (name < strings.size) sym.name = section_name(r, strings, name);
+    symbols.push_back(std::move(sym));
+  }
+  return symbols;
 }
 
 std::uint64_t cubin_bytes_without_debug(const ElfFile& elf) {

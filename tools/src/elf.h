@@ -1,9 +1,11 @@
 // Minimal reader for cubin files (ELF64, little-endian): section names,
-// types, offsets and sizes, enough for the size metrics.
+// types, offsets, sizes and links, enough for the size metrics and for the
+// line table (elf_symbols, section_data).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tileperf {
@@ -13,6 +15,9 @@ struct ElfSection {
   std::uint32_t type = 0;
   std::uint64_t offset = 0;
   std::uint64_t size = 0;
+  std::uint32_t link = 0;     // sh_link: e.g. the symbol table of a relocation section
+  std::uint32_t info = 0;     // sh_info: e.g. the section a relocation section applies to
+  std::uint64_t entsize = 0;  // sh_entsize
   bool has_file_data() const { return type != 8 /* SHT_NOBITS */ && type != 0; }
   bool is_debug() const { return name.find("debug") != std::string::npos; }
   bool is_text() const { return name == ".text" || name.rfind(".text.", 0) == 0; }
@@ -28,6 +33,23 @@ struct ElfFile {
 // Throws InputError naming `filename` (with the byte offset) when the data is
 // not a complete ELF64 little-endian file.
 ElfFile parse_elf(const std::string& data, const std::string& filename);
+
+struct ElfSymbol {
+  std::string name;
+  std::uint64_t value = 0;
+  std::uint16_t section = 0;  // st_shndx
+};
+
+// The section's bytes (empty for sections without file data).
+std::string_view section_data(const std::string& data, const ElfSection& section);
+
+// The index of the first section named `name`, or -1.
+int find_section(const ElfFile& elf, const std::string& name);
+
+// Entries of the symbol table at section index `symtab`; InputError when
+// it is malformed.
+std::vector<ElfSymbol> elf_symbols(const std::string& data, const ElfFile& elf, std::size_t symtab,
+                                   const std::string& filename);
 
 // Size of the cubin with its debug-information sections removed: headers,
 // the non-debug sections' section-header entries, and every byte covered by

@@ -28,6 +28,7 @@ const Subcommand kSubcommands[] = {
     {"compare", "compare a metrics JSON with a baseline under the policies in checks/",
      run_compare},
     {"summary", "one line per test from the results a run left behind", run_summary},
+    {"loops", "the loop tree of a cubin or SASS listing, with per-loop metrics and cost", run_loops},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
 };
 

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "elf.h"
+#include "error.h"
 #include "extract.h"
+#include "line_table.h"
 #include "remarks.h"
 #include "resusage.h"
 #include "sass.h"
@@ -35,6 +37,60 @@ std::vector<std::string> resource_notes(const std::map<std::string, std::int64_t
 
 }  // namespace
 
+std::int64_t tensor_macs_hint(const std::map<std::string, std::int64_t>& m) {
+  const std::string prefix = "remarks.tensor_core.shape.";
+  std::int64_t macs = 0, count = 0;
+  for (auto it = m.lower_bound(prefix); it != m.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    auto dims = split(it->first.substr(prefix.size()), 'x');
+    std::int64_t product = 1;
+    for (const auto& d : dims) product *= d.empty() ? 0 : std::stoll(d);
+    if (dims.size() != 3 || product <= 0) continue;
+    macs += product * it->second;
+    count += it->second;
+  }
+  return count ? macs / count : 0;
+}
+
+namespace {
+
+std::int64_t positive_integer(const nlohmann::json& j, const std::string& what,
+                              const std::string& filename, std::int64_t minimum) {
+  if (!j.is_number_integer() || j.get<std::int64_t>() < minimum) {
+    throw InputError(filename, 0, fmt::format("problem: {} must be an integer >= {}", what, minimum));
+  }
+  return j.get<std::int64_t>();
+}
+
+}  // namespace
+
+std::optional<Problem> problem_from_record(const nlohmann::json& record, const std::string& filename) {
+  if (!record.is_object() || !record.contains("problem")) return std::nullopt;
+  const auto& j = record.at("problem");
+  if (!j.is_object() || !j.contains("grid") || !j.at("grid").is_array() || !j.contains("trips") ||
+      !j.at("trips").is_array()) {
+    throw InputError(filename, 0, "problem: expected an object with a 'grid' and a 'trips' list");
+  }
+  Problem p;
+  p.blocks = 1;
+  for (const auto& g : j.at("grid")) {
+    p.grid.push_back(positive_integer(g, "each grid dimension", filename, 1));
+    p.blocks *= p.grid.back();
+  }
+  for (const auto& t : j.at("trips")) {
+    if (!t.is_object() || !t.contains("loop") || !t.contains("file") || !t.contains("lines") ||
+        !t.contains("trips") || !t.at("lines").is_array()) {
+      throw InputError(filename, 0, "problem: each trips entry needs 'loop', 'file', 'lines' and 'trips'");
+    }
+    TripDeclaration d;
+    d.key = t.at("loop").is_string() ? t.at("loop").get<std::string>() : "";
+    d.file = t.at("file").is_string() ? t.at("file").get<std::string>() : "";
+    for (const auto& l : t.at("lines")) d.lines.push_back(static_cast<int>(positive_integer(l, "a line", filename, 1)));
+    d.trips = positive_integer(t.at("trips"), "trips of '" + d.key + "'", filename, 0);
+    p.trips.push_back(std::move(d));
+  }
+  return p;
+}
+
 ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
                              const std::string& bytecode, const std::string& remarks,
                              const std::string& keep_prefix) {
@@ -56,12 +112,13 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
   return o;
 }
 
-Measurement measure(const ToolOutputs& outputs, const std::string& cubin) {
+Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem) {
   std::istringstream sass_in(outputs.sass_text);
   std::istringstream res_in(outputs.res_usage_text);
   SassListing sass = parse_sass(sass_in, outputs.sass_name);
   ResourceUsage res = parse_resource_usage(res_in, outputs.res_usage_name);
-  ElfFile elf = parse_elf(read_file(cubin), cubin);
+  std::string cubin_data = read_file(cubin);
+  ElfFile elf = parse_elf(cubin_data, cubin);
   Measurement out;
   out.values = extract_metrics(sass, res, elf);
   if (!outputs.remarks_name.empty()) {
@@ -69,6 +126,11 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin) {
     out.values.merge(remark_metrics(remarks));
     out.notes = remark_diagnostics(remarks);
   }
+  LineTable lines = read_line_table(cubin_data, elf, cubin);
+  LoopOptions options{&lines, problem, tensor_macs_hint(out.values)};
+  out.loops = analyze_loops(sass, options);
+  out.values.merge(loop_metrics(out.loops, problem));
+  for (const auto& note : out.loops.notes) out.notes.push_back(note);
   if (!outputs.tileir_name.empty()) {
     out.values.merge(tileir_metrics(parse_tileir(outputs.tileir_text, outputs.tileir_name)));
   }

@@ -5,9 +5,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "loops.h"
 #include "toolchain.h"
 
 namespace tileperf {
@@ -29,9 +33,21 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
 struct Measurement {
   std::map<std::string, std::int64_t> values;
   std::vector<std::string> notes;  // diagnostics: never gate by themselves
+  LoopReport loops;                // the loops behind the loop.* and cost.* metrics
 };
 
-Measurement measure(const ToolOutputs& outputs, const std::string& cubin);
+// `problem`: the launch the configuration stands for (grid, declared loop
+// trips), or null.
+Measurement measure(const ToolOutputs& outputs, const std::string& cubin,
+                    const Problem* problem = nullptr);
+
+// Multiply-accumulates per tensor-core instruction whose opcode has no
+// shape (tcgen05): the mean of the tensor-core remarks' shapes, 0 without.
+std::int64_t tensor_macs_hint(const std::map<std::string, std::int64_t>& remark_metrics);
+
+// The "problem" of a dump record, if it has one; InputError naming
+// `filename` when it is malformed.
+std::optional<Problem> problem_from_record(const nlohmann::json& record, const std::string& filename);
 
 // cuobjdump arguments, recorded in metrics next to the tileiras flags.
 inline const char* const kSassArgs[] = {"--dump-sass"};

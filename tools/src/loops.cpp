@@ -1,0 +1,338 @@
+#include "loops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "cfg.h"
+#include "isa.h"
+
+namespace tileperf {
+
+namespace {
+
+using Index = std::size_t;
+
+std::string file_name(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  return a == b || file_name(a) == file_name(b);
+}
+
+std::vector<Index> instructions_of(const FunctionGraph& g, const std::vector<Index>& blocks) {
+  std::vector<Index> out;
+  for (Index b : blocks) {
+    for (Index i = g.blocks[b].begin; i < g.blocks[b].end; ++i) out.push_back(i);
+  }
+  return out;
+}
+
+bool declares(const TripDeclaration& decl, const SourceLine& line) {
+  return same_file(line.file, decl.file) &&
+         std::find(decl.lines.begin(), decl.lines.end(), line.line) != decl.lines.end();
+}
+
+// The trip count of a loop: the declaration of the `for` line that its back
+// edges (the branches closing the loop) come from; else the declaration
+// whose lines hold the most of the loop's own instructions; else the
+// assumption.
+void assign_trips(LoopInfo& info, const FunctionGraph& g, const Loop& loop,
+                  const std::vector<Index>& own, const LoopOptions& o) {
+  info.trips = kAssumedTrips;
+  info.trips_from = "assumed";
+  if (!o.problem || !o.lines) return;
+  auto line_of = [&](Index i) { return o.lines->find(g.function->name, g.instruction(i).address); };
+  for (const auto& decl : o.problem->trips) {
+    for (Index latch : loop.latches) {
+      auto line = line_of(g.blocks[latch].end - 1);
+      if (line && declares(decl, *line)) {
+        info.trips = decl.trips;
+        info.trips_from = decl.key;
+        return;
+      }
+    }
+  }
+  std::size_t best = 0;
+  for (const auto& decl : o.problem->trips) {
+    std::size_t hits = 0;
+    for (Index i : instructions_of(g, own)) {
+      auto line = line_of(i);
+      hits += line && declares(decl, *line);
+    }
+    if (hits > best) {
+      best = hits;
+      info.trips = decl.trips;
+      info.trips_from = decl.key;
+    }
+  }
+}
+
+// The source lines of a body: the range within its most frequent file.
+std::optional<LineRange> body_lines(const FunctionGraph& g, const std::vector<Index>& insns,
+                                    const LineTable* table) {
+  if (!table) return std::nullopt;
+  std::map<std::string, std::vector<int>> by_file;
+  for (Index i : insns) {
+    if (auto line = table->find(g.function->name, g.instruction(i).address)) {
+      by_file[line->file].push_back(line->line);
+    }
+  }
+  const std::vector<int>* best = nullptr;
+  const std::string* best_file = nullptr;
+  for (const auto& [file, lines] : by_file) {
+    if (!best || lines.size() > best->size()) {
+      best = &lines;
+      best_file = &file;
+    }
+  }
+  if (!best) return std::nullopt;
+  auto [lo, hi] = std::minmax_element(best->begin(), best->end());
+  return LineRange{*best_file, *lo, *hi};
+}
+
+class FunctionAnalysis {
+ public:
+  FunctionAnalysis(const SassFunction& fn, const CostModel& model, const LoopOptions& o,
+                   LoopReport& report)
+      : g_(build_graph(fn)), model_(model), o_(o), report_(report) {}
+
+  void run() {
+    first_loop_ = report_.loops.size();
+    for (Index l = 0; l < g_.loops.size(); ++l) report_.loops.push_back(describe(l));
+    for (Index l = 0; l < g_.loops.size(); ++l) {
+      int parent = g_.loops[l].parent;
+      report_.loops[first_loop_ + l].parent = parent < 0 ? -1 : static_cast<int>(first_loop_) + parent;
+    }
+    assign_routines();
+    report_.block_cost += routine_cost(0);
+    for (Index l = 0; l < g_.loops.size(); ++l) {
+      double c = 0;
+      for (Index i : instructions_of(g_, body(l))) c += instruction_cost(i);
+      report_.loops[first_loop_ + l].cost = c;
+    }
+    report_.backward_non_loop_edges += static_cast<std::int64_t>(g_.backward_non_loop_edges);
+    for (const auto& b : g_.blocks) report_.unknown_branches += b.unknown_successors ? 1 : 0;
+  }
+
+ private:
+  std::vector<Index> body(Index loop) const {
+    std::vector<Index> out;
+    for (Index b : g_.own_blocks(loop)) {
+      if (!g_.cold[b]) out.push_back(b);
+    }
+    return out;
+  }
+
+  double instruction_cost(Index i) {
+    const auto& insn = g_.instruction(i);
+    double c = model_.cycles(insn);
+    if (flow(insn) == Flow::kCall && !never_executes(insn)) {
+      auto target = branch_target(insn);
+      auto entry = target ? entry_at(*target) : std::nullopt;
+      if (entry) {
+        c += routine_cost(*entry);
+      } else {
+        note(fmt::format("{}: call at {:#06x} to an address outside the function is not costed",
+                         g_.function->name, insn.address));
+      }
+    }
+    return c;
+  }
+
+  LoopInfo describe(Index l) {
+    const Loop& loop = g_.loops[l];
+    LoopInfo info;
+    info.function = g_.function->name;
+    info.begin = g_.block_address(loop.header);
+    for (Index b : loop.blocks) {
+      if (!g_.cold[b] || loop.spin) info.end = std::max(info.end, g_.block_end_address(b));
+    }
+    info.depth = loop.depth;
+    info.spin = loop.spin;
+    auto own = g_.own_blocks(l);
+    if (!loop.spin) assign_trips(info, g_, loop, own, o_);
+    auto insns = instructions_of(g_, body(l));
+    for (Index i : insns) {
+      const auto& insn = g_.instruction(i);
+      OpClass c = op_class(insn.opcode);
+      ++info.instructions;
+      info.stall_cycles += insn.control.stall;
+      info.waits += insn.control.waits() ? 1 : 0;
+      info.mma += c == OpClass::kTensor;
+      info.mufu += c == OpClass::kMufu;
+      info.loads += c == OpClass::kLoad;
+      info.stores += c == OpClass::kStore;
+      info.async_copies += c == OpClass::kAsyncCopy;
+      info.fp64 += c == OpClass::kFp64 || c == OpClass::kConvert64;
+      ++info.opcodes[insn.opcode];
+    }
+    info.lines = body_lines(g_, insns, o_.lines);
+    return info;
+  }
+
+  std::optional<Index> entry_at(std::uint64_t address) const {
+    for (Index e : g_.entries) {
+      if (g_.block_address(e) == address) return e;
+    }
+    return std::nullopt;
+  }
+
+  // Each block belongs to the first entry (function entry, then call
+  // targets) that reaches it.
+  void assign_routines() {
+    routine_of_.assign(g_.blocks.size(), -1);
+    for (Index e : g_.entries) {
+      std::vector<Index> work{e};
+      while (!work.empty()) {
+        Index b = work.back();
+        work.pop_back();
+        if (routine_of_[b] >= 0) continue;
+        routine_of_[b] = static_cast<int>(e);
+        for (Index s : g_.blocks[b].successors) work.push_back(s);
+      }
+    }
+  }
+
+  // How often a block runs per run of its routine: the trips of the loops
+  // around it; 0 on cold paths.
+  double weight(Index b) const {
+    if (g_.cold[b]) return 0;
+    double w = 1;
+    for (int l = g_.innermost_loop[b]; l >= 0; l = g_.loops[static_cast<Index>(l)].parent) {
+      w *= static_cast<double>(report_.loops[first_loop_ + static_cast<Index>(l)].trips);
+    }
+    return w;
+  }
+
+  double routine_cost(Index entry) {
+    if (auto it = routine_costs_.find(entry); it != routine_costs_.end()) return it->second;
+    if (!in_progress_.insert(entry).second) {
+      note(fmt::format("{}: recursive call to {:#06x} is costed once", g_.function->name,
+                       g_.block_address(entry)));
+      return 0;
+    }
+    double total = 0;
+    for (Index b = 0; b < g_.blocks.size(); ++b) {
+      if (routine_of_[b] != static_cast<int>(entry)) continue;
+      double w = weight(b);
+      if (w == 0) continue;
+      double block = 0;
+      for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) block += instruction_cost(i);
+      total += w * block;
+    }
+    in_progress_.erase(entry);
+    routine_costs_[entry] = total;
+    return total;
+  }
+
+  void note(const std::string& text) {
+    if (std::find(report_.notes.begin(), report_.notes.end(), text) == report_.notes.end()) {
+      report_.notes.push_back(text);
+    }
+  }
+
+  FunctionGraph g_;
+  const CostModel& model_;
+  const LoopOptions& o_;
+  LoopReport& report_;
+  Index first_loop_ = 0;
+  std::vector<int> routine_of_;
+  std::map<Index, double> routine_costs_;
+  std::set<Index> in_progress_;
+};
+
+// The main loop: most tensor-core instructions, then deepest, then largest,
+// then first.
+int choose_main(const std::vector<LoopInfo>& loops) {
+  int best = -1;
+  auto key = [](const LoopInfo& l) { return std::make_tuple(l.mma, l.depth, l.instructions); };
+  for (std::size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i].spin) continue;
+    if (best < 0 || key(loops[i]) > key(loops[static_cast<std::size_t>(best)])) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+void note_unmatched_trips(LoopReport& report, const LoopOptions& o) {
+  if (!o.problem) return;
+  for (const auto& decl : o.problem->trips) {
+    bool used = std::any_of(report.loops.begin(), report.loops.end(),
+                            [&](const LoopInfo& l) { return l.trips_from == decl.key; });
+    if (!used) {
+      report.notes.push_back(fmt::format(
+          "declared trips of loop '{}' ({} lines {}) match no compiled loop{}", decl.key,
+          file_name(decl.file), fmt::join(decl.lines, ","),
+          o.lines && !o.lines->empty() ? "" : " (the cubin has no line table)"));
+    }
+  }
+}
+
+}  // namespace
+
+LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options) {
+  LoopReport report;
+  report.arch = listing.arch;
+  CostModel model(listing.arch, options.tensor_macs_hint);
+  for (const auto& fn : listing.functions) {
+    FunctionAnalysis analysis(fn, model, options, report);
+    analysis.run();
+    for (std::size_t i = 0; i < fn.padding_begin; ++i) {
+      report.unclassified += op_class(fn.instructions[i].opcode) == OpClass::kOther;
+    }
+  }
+  report.main = choose_main(report.loops);
+  note_unmatched_trips(report, options);
+  return report;
+}
+
+std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem) {
+  std::map<std::string, std::int64_t> m;
+  std::int64_t count = 0, spin = 0, depth = 0;
+  for (const auto& l : report.loops) {
+    if (l.spin) {
+      ++spin;
+    } else {
+      ++count;
+      depth = std::max<std::int64_t>(depth, l.depth);
+    }
+  }
+  m["loop.count"] = count;
+  m["loop.spin"] = spin;
+  m["loop.max_depth"] = depth;
+  if (report.main >= 0) {
+    const LoopInfo& main = report.loops[static_cast<std::size_t>(report.main)];
+    m["loop.main.ii"] = main.stall_cycles;
+    m["loop.main.instructions"] = main.instructions;
+    m["loop.main.waits"] = main.waits;
+    m["loop.main.mma"] = main.mma;
+    m["loop.main.mufu"] = main.mufu;
+    m["loop.main.loads"] = main.loads;
+    m["loop.main.stores"] = main.stores;
+    m["loop.main.async_copies"] = main.async_copies;
+    m["loop.main.fp64"] = main.fp64;
+    m["loop.main.depth"] = main.depth;
+    m["loop.main.trips"] = main.trips;
+    m["loop.main.cost"] = std::llround(main.cost);
+    for (const auto& [op, n] : main.opcodes) m["loop.main.opcode." + op] = n;
+  }
+  m["cost.block"] = std::llround(report.block_cost);
+  if (problem && problem->blocks > 0) {
+    m["cost.launch"] = std::llround(report.block_cost * static_cast<double>(problem->blocks));
+  }
+  m["cost.unclassified"] = report.unclassified;
+  return m;
+}
+
+std::string format_lines(const LineRange& lines) {
+  std::string name = file_name(lines.file);
+  if (lines.first == lines.last) return fmt::format("{}:{}", name, lines.first);
+  return fmt::format("{}:{}-{}", name, lines.first, lines.last);
+}
+
+}  // namespace tileperf

@@ -1,0 +1,94 @@
+// Loop-level schedule metrics and the static cost estimate of a kernel.
+//
+// Every function of a listing gets a control-flow graph (cfg.h). Each
+// natural loop is measured over its *body*: its blocks outside nested loops
+// and outside the cold retry paths of barrier waits. The main loop is a
+// documented, deterministic choice: among the loops that are not retry
+// loops of a barrier wait, the one whose body holds the most tensor-core
+// instructions; ties go to the deeper loop, then to the larger body, then to
+// the lower address.
+//
+// The cost estimate weights every instruction by the cost model
+// (cost_model.h) and by how often it runs per block: the product of the
+// trip counts of the loops around it (declared by the configuration's
+// Problem, else kAssumedTrips each), times the calls of its subroutine.
+// Cold retry paths run zero times.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cost_model.h"
+#include "line_table.h"
+#include "sass.h"
+
+namespace tileperf {
+
+// A trip count the configuration declares for the `for` loops at `lines` of `file`.
+struct TripDeclaration {
+  std::string key;  // as written: "k", "j#2"
+  std::string file;
+  std::vector<int> lines;
+  std::int64_t trips = 0;
+};
+
+// The launch a configuration stands for (the dump record's "problem").
+struct Problem {
+  std::vector<std::int64_t> grid;
+  std::int64_t blocks = 0;
+  std::vector<TripDeclaration> trips;
+};
+
+struct LineRange {
+  std::string file;
+  int first = 0, last = 0;
+};
+
+struct LoopInfo {
+  std::string function;
+  std::uint64_t begin = 0, end = 0;  // header address, last address of its hot (not cold) blocks
+  int parent = -1;                   // index in LoopReport::loops
+  int depth = 1;
+  bool spin = false;                 // retry loop of a barrier wait
+  std::int64_t trips = 0;            // per execution of the loop
+  std::string trips_from;            // the declaration's key, or "assumed"
+  // The body: blocks outside nested loops and cold paths.
+  std::int64_t instructions = 0;
+  std::int64_t stall_cycles = 0;     // sum of the compiler's stall counts: loop.*.ii
+  std::int64_t waits = 0;            // instructions that wait on a scoreboard
+  std::int64_t mma = 0, mufu = 0, loads = 0, stores = 0, async_copies = 0, fp64 = 0;
+  double cost = 0;                   // cost model cycles of one iteration of the body
+  std::map<std::string, std::int64_t> opcodes;
+  std::optional<LineRange> lines;    // source lines of the body, in the kernel's file
+};
+
+struct LoopReport {
+  std::string arch;
+  std::vector<LoopInfo> loops;       // by function, then address
+  int main = -1;                     // index of the main loop, -1: no loop
+  double block_cost = 0;             // cost model cycles per block (every function)
+  std::int64_t unclassified = 0;     // instructions the cost model knows no class of
+  std::int64_t backward_non_loop_edges = 0;
+  std::int64_t unknown_branches = 0; // blocks ending in an indirect branch
+  std::vector<std::string> notes;    // declared trips that matched no loop, ...
+};
+
+struct LoopOptions {
+  const LineTable* lines = nullptr;   // source lines, when the cubin has them
+  const Problem* problem = nullptr;   // declared trips and grid
+  std::int64_t tensor_macs_hint = 0;  // see CostModel
+};
+
+LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options);
+
+// loop.count, loop.spin, loop.max_depth, loop.main.*, cost.block,
+// cost.launch (with a problem), cost.unclassified.
+std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem);
+
+// "matmul.py:35-38" (the file name without its folder).
+std::string format_lines(const LineRange& lines);
+
+}  // namespace tileperf
