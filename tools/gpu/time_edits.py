@@ -39,6 +39,7 @@ import json
 import math
 import os
 import platform
+import re
 import socket
 import statistics
 import subprocess
@@ -73,6 +74,15 @@ def stats(times_ms):
 
 def sig5(x):
     return float(f"{x:.5g}")
+
+
+_NUMBER_LIST = re.compile(r"\[(?:\s*-?[0-9][0-9.eE+-]*,?)+\s*\]")
+
+
+def dumps(doc) -> str:
+    """Indented JSON with each list of numbers (the launch times) on one line."""
+    return _NUMBER_LIST.sub(lambda m: json.dumps(json.loads(m.group(0))),
+                            json.dumps(doc, indent=1)) + "\n"
 
 
 # ---------------------------------------------------------------------------
@@ -449,7 +459,7 @@ def main(argv=None) -> int:
         "wall_seconds": round(time.time() - began, 1),
         "rows": out_rows,
     }
-    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    args.out.write_text(dumps(doc))
     for f in (rows_file,):
         f.unlink(missing_ok=True)
     ok = sum(1 for r in out_rows if "error" not in r)
