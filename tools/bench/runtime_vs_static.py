@@ -26,6 +26,7 @@ import argparse
 import hashlib
 import json
 import math
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -197,6 +198,17 @@ def correlations(rows: list[dict], metrics: list[str], include_violations: bool)
     return out
 
 
+def correlation_table(rows: list[dict], metrics: list[str], include_violations: bool) -> dict:
+    """correlations(), with each metric's rho over the rows that broke the
+    signature's assumptions too (``rho_with_violations``)."""
+    main = correlations(rows, metrics, include_violations)
+    every = correlations(rows, metrics, True)
+    for m in metrics:
+        main[m]["rho_with_violations"] = every[m]["rho"]
+        main[m]["n_with_violations"] = every[m]["n"]
+    return main
+
+
 def controls(rows: list[dict]) -> dict:
     d = [r["runtime"]["delta_pct"] for r in rows if r["kind"] == "noop" and r["runtime"]]
     if not d:
@@ -305,9 +317,16 @@ def markdown(doc: dict) -> str:
     lines += ["## No-op edits (controls)", ""] + table("noop") + [""]
     c = doc["controls"]
     if c["n"]:
-        lines += [f"No-op controls: {c['n']} rows, runtime Δ from {fmt_pct(c['min_pct'])} to "
+        same_sign = ""
+        if c["n"] > 2 and (c["max_pct"] < 0 or c["min_pct"] > 0):
+            same_sign = (f" All {c['n']} are {'below' if c['max_pct'] < 0 else 'above'} 0: "
+                         f"a systematic offset of about the median |Δ|; the edit runs second "
+                         f"in each pair and its inputs are allocated second, and which of "
+                         f"the two (if either) causes it is not established.")
+        lines += [f"No-op controls: {c['n']} row(s), runtime Δ from {fmt_pct(c['min_pct'])} to "
                   f"{fmt_pct(c['max_pct'])} (median |Δ| {c['median_abs_pct']:.2f}%): a mutant "
-                  f"whose |Δ| is below {c['max_abs_pct']:.2f}% is within the noise.", ""]
+                  f"whose |Δ| is below {c['max_abs_pct']:.2f}% is within the noise."
+                  + same_sign, ""]
     lines += ["## Rank correlation with the runtime delta (mutants)", "",
               "| static metric | Spearman ρ | rows | left out |", "| --- | --- | --- | --- |"]
     for m in metrics:
@@ -321,12 +340,27 @@ def markdown(doc: dict) -> str:
     lines.append("")
     notes = []
     if any(r.get("assumption_violations") for r in doc["rows"]):
+        groups: dict[str, list[str]] = {}
+        for r in doc["rows"]:
+            if r.get("assumption_violations"):
+                what = sorted({re.sub(r"^argument \d+: ", "", v)
+                               for vs in r["assumption_violations"].values() for v in vs})
+                groups.setdefault("; ".join(what), []).append(r["id"])
         notes.append("† the problem's inputs break an assumption of the configuration's "
-                     "signature (the kernel was compiled for inputs it is not given here); "
-                     "timed with `--allow-assumption-violations` and left out of the "
-                     "correlations: " + "; ".join(
-                         f"{r['id']}: " + "; ".join(sorted({v for vs in r['assumption_violations'].values() for v in vs}))
-                         for r in doc["rows"] if r.get("assumption_violations")))
+                     "signature (the cubin was compiled for inputs it is not given here), so "
+                     "the row was timed only because the run allowed it "
+                     "(`--allow-assumption-violations`), and it is left out of the "
+                     "correlations (ρ with them: " + ", ".join(
+                         f"`{m}` " + ("n/a" if doc["spearman"][m]["rho_with_violations"] is None
+                                      else f"{doc['spearman'][m]['rho_with_violations']:+.3f}")
+                         for m in metrics) + "). " + " ".join(
+                         f"{what} in {', '.join(ids)}." for what, ids in groups.items()))
+    if doc["rows"]:
+        notes.append("Base times of one configuration differ between rows (the matmul base "
+                     "beside a slow edit and beside a no-op, say), presumably with the clocks "
+                     "under each row's load, which the run does not record per row: compare "
+                     "base and edit within a row, where they alternate under the same "
+                     "conditions.")
     if any(not r["static_matches_timed_cubins"] for r in doc["rows"]):
         notes.append("‡ the static metrics are not of the timed cubins: " + "; ".join(
             f"{r['id']}: " + ", ".join(f"{s} {f['state']}" for s, f in r["static_files"].items()
@@ -361,7 +395,7 @@ def build_doc(timing: dict, timing_path: Path, build: Path, metrics: list[str],
         "metrics": metrics,
         "include_assumption_violations": include_violations,
         "controls": controls(rows),
-        "spearman": correlations(rows, metrics, include_violations),
+        "spearman": correlation_table(rows, metrics, include_violations),
         "rows": rows,
     }
 
