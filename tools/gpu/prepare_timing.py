@@ -1,6 +1,6 @@
 """Gathers, on a CPU machine with the gate's toolchain, everything the GPU
 timing of the edit corpus needs (see tools/gpu/prepare_timing.sh), into one
-folder to carry to the GPU machine:
+folder to carry to the GPU machine.
 
   manifest.json          one row per edit and configuration: for the base
                          and the edited kernel, the kernel source, bytecode
