@@ -115,7 +115,7 @@ def _problem(tile_m, tile_n, causal, batch=4, heads=16, seq=4096):
 
 
 def _config(dtype, head_dim, tile_m, tile_n, causal):
-    t = array(dtype, 4)
+    t = array(dtype, 4, shape_divisible_by=(1, 1, 16, 16))  # batch and heads: any count
     kernel = attention.replace_hints(num_worker_warps=8 if tile_m == 128 else 4)
     return Config(kernel, [t, t, t, t, head_dim, tile_m, tile_n, causal],
                   case=lambda torch, **sizes: _case(torch, dtype, head_dim, tile_m, tile_n, causal,

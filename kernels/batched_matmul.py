@@ -45,7 +45,7 @@ def _problem(tile_m, tile_n, tile_k, batch=16, m=2048, n=2048, k=2048):
 
 
 def _config(dtype, tile_m, tile_n, tile_k):
-    mat = array(dtype, 3)
+    mat = array(dtype, 3, shape_divisible_by=(1, 16, 16))  # batch: any count
     return Config(batched_matmul, [mat, mat, mat, tile_m, tile_n, tile_k],
                   case=lambda torch, **sizes: _case(torch, dtype, tile_m, tile_n, tile_k, **sizes),
                   problem=_problem(tile_m, tile_n, tile_k))

@@ -60,7 +60,7 @@ def _case(torch, dtype, tile_t, heads, half, tokens):
 
 
 def _config(dtype, tile_t, heads, half, tokens, big_tokens=65536):
-    qkv = array(dtype, 3)
+    qkv = array(dtype, 3, shape_divisible_by=(16, 1, 16))  # heads: any count
     return Config(rope, [qkv, array(ct.int32, 1), qkv, tile_t, heads, half],
                   case=lambda torch, tokens=tokens: _case(torch, dtype, tile_t, heads, half,
                                                           tokens),

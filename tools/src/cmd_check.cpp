@@ -58,7 +58,8 @@ nlohmann::json read_dump_info(const CheckOptions& o) {
   return parse_json(read_file(o.dump_info), o.dump_info);
 }
 
-Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& result) {
+Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& result,
+                LoopReport& loops) {
   auto archs = tileiras_architectures(o.tc.tileiras);
   if (std::find(archs.begin(), archs.end(), o.id.arch) == archs.end()) {
     throw SkipError(fmt::format("{} is not supported by {} (it knows: {})", o.id.arch,
@@ -91,6 +92,7 @@ Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& r
                                  cubin, problem ? &*problem : nullptr);
   m.values = std::move(measured.values);
   result.notes = std::move(measured.notes);
+  loops = std::move(measured.loops);
   write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m));
   result.seconds["extract"] = since(t);
   for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
@@ -138,7 +140,7 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
 }
 
 int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
-                          TestResult& result, std::string& report) {
+                          const LoopReport& loops, TestResult& result, std::string& report) {
   if (!fs::exists(o.baseline)) {
     result.state = "new";
     result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
@@ -174,6 +176,11 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     result.message = "improved beyond tolerance; tighten the baseline with: " + o.update_command;
   }
   report = format_broken(c.broken) + format_diff_table(c, o.verbose);
+  bool loop_moved = std::any_of(c.diffs.begin(), c.diffs.end(), [](const MetricDiff& d) {
+    return d.delta() != 0 && d.direction != Direction::kInfo &&
+           (d.name.rfind("loop.", 0) == 0 || d.name.rfind("cost.", 0) == 0);
+  });
+  if (loop_moved) report += format_main_loop(loops);
   if (c.state == TestState::kRegressed || result.state == "stale") return kExitRegression;
   return kExitOk;
 }
@@ -200,10 +207,11 @@ void finish(const CheckOptions& o, TestResult& result, const std::string& report
 
 int check(const CheckOptions& o, TestResult& result, std::string& report) {
   nlohmann::json dump = read_dump_info(o);
-  Metrics current = measure(o, dump, result);
+  LoopReport loops;
+  Metrics current = measure(o, dump, result, loops);
   Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
   int code = o.update ? update_baseline(o, policy, current, result, report)
-                      : compare_with_baseline(o, policy, current, result, report);
+                      : compare_with_baseline(o, policy, current, loops, result, report);
   report += format_measurements(current, policy);
   return code;
 }

@@ -322,9 +322,8 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const
     for (const auto& [op, n] : main.opcodes) m["loop.main.opcode." + op] = n;
   }
   m["cost.block"] = std::llround(report.block_cost);
-  if (problem && problem->blocks > 0) {
-    m["cost.launch"] = std::llround(report.block_cost * static_cast<double>(problem->blocks));
-  }
+  std::int64_t blocks = problem && problem->blocks > 0 ? problem->blocks : 1;
+  m["cost.launch"] = std::llround(report.block_cost * static_cast<double>(blocks));
   m["cost.unclassified"] = report.unclassified;
   return m;
 }

@@ -85,7 +85,8 @@ struct LoopOptions {
 LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options);
 
 // loop.count, loop.spin, loop.max_depth, loop.main.*, cost.block,
-// cost.launch (with a problem), cost.unclassified.
+// cost.launch (per-block cost times the problem's blocks; one block
+// without a problem), cost.unclassified.
 std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem);
 
 // "matmul.py:35-38" (the file name without its folder).

@@ -11,6 +11,7 @@ namespace {
 
 constexpr std::size_t kTopOpcodes = 6;
 const std::string kOpcodePrefix = "sass.opcode.";
+const std::string kLoopOpcodePrefix = "loop.main.opcode.";
 
 const char* verdict_word(Verdict v) {
   switch (v) {
@@ -40,17 +41,19 @@ std::string format_limit(const MetricDiff& d) {
   return "?";
 }
 
-std::string top_opcodes(const Comparison& c) {
+// "FFMA +48, MUFU.EX2 +8 (and 4 more)": the metrics under `prefix` that
+// moved most.
+std::string top_opcodes(const Comparison& c, const std::string& prefix) {
   std::vector<const MetricDiff*> moved;
   for (const auto& d : c.diffs) {
-    if (d.delta() != 0 && d.name.rfind(kOpcodePrefix, 0) == 0) moved.push_back(&d);
+    if (d.delta() != 0 && d.name.rfind(prefix, 0) == 0) moved.push_back(&d);
   }
   std::stable_sort(moved.begin(), moved.end(), [](auto* a, auto* b) {
     return std::llabs(a->delta()) > std::llabs(b->delta());
   });
   std::string out;
   for (std::size_t i = 0; i < moved.size() && i < kTopOpcodes; ++i) {
-    out += fmt::format("{}{} {}", i ? ", " : "", moved[i]->name.substr(kOpcodePrefix.size()),
+    out += fmt::format("{}{} {}", i ? ", " : "", moved[i]->name.substr(prefix.size()),
                        format_signed(static_cast<double>(moved[i]->delta())));
   }
   if (moved.size() > kTopOpcodes) out += fmt::format(" (and {} more)", moved.size() - kTopOpcodes);
@@ -81,7 +84,10 @@ std::string total_line(const Comparison& c) {
 
 }  // namespace
 
-std::string format_signed(double v) { return fmt::format("{:+g}", v); }
+std::string format_signed(double v) {
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{:+}", static_cast<long long>(v));
+  return fmt::format("{:+g}", v);
+}
 
 std::string format_percent(double pct) {
   if (std::isinf(pct)) return pct > 0 ? "+inf%" : "-inf%";
@@ -109,10 +115,22 @@ std::string format_diff_table(const Comparison& c, bool verbose) {
                          format_percent(d->percent()), format_limit(*d), verdict_word(d->verdict));
     }
   }
-  std::string ops = top_opcodes(c);
+  std::string ops = top_opcodes(c, kOpcodePrefix);
   if (!ops.empty()) out += "  opcodes that moved most: " + ops + "\n";
+  std::string loop_ops = top_opcodes(c, kLoopOpcodePrefix);
+  if (!loop_ops.empty()) out += "  opcodes that moved in the main loop: " + loop_ops + "\n";
   if (out.empty()) return "  no metric moved\n";
   return out + total_line(c);
+}
+
+std::string format_main_loop(const LoopReport& loops) {
+  if (loops.main < 0) return "  main loop: none (the kernel has no loop outside barrier-wait retries)\n";
+  const LoopInfo& l = loops.loops[static_cast<std::size_t>(loops.main)];
+  return fmt::format("  main loop: {:#06x}-{:#06x} of {}{}, depth {}, {} trips ({}): {} instructions, "
+                     "ii {}, {} waits, {} MMA, cost {:.1f} per iteration\n",
+                     l.begin, l.end, l.function, l.lines ? " (" + format_lines(*l.lines) + ")" : "",
+                     l.depth, l.trips, l.trips_from, l.instructions, l.stall_cycles, l.waits, l.mma,
+                     l.cost);
 }
 
 std::string format_measurements(const Metrics& m, const Policy& policy) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compare.h"
+#include "loops.h"
 #include "metrics.h"
 
 namespace tileperf {
@@ -15,6 +16,11 @@ namespace tileperf {
 // impact, with [new] and [removed] markers; then the opcodes that moved most
 // and a TOTAL line counting moved and unchanged metrics.
 std::string format_diff_table(const Comparison& c, bool verbose = false);
+
+// "main loop: 0x0b10-0x0f60 of matmul (matmul.py:35-38), depth 1, 128
+// trips (k): ..." where the current kernel's main loop is, for a regression
+// of a loop.* or cost.* metric.
+std::string format_main_loop(const LoopReport& loops);
 
 // CTest measurements of every gated metric, one <CTestMeasurement> per line:
 // CTest records them in Test.xml, so that CDash plots each metric's history.
