@@ -294,28 +294,42 @@ LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options)
 std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem) {
   std::map<std::string, std::int64_t> m;
   std::int64_t count = 0, spin = 0, depth = 0;
+  LoopInfo all;  // every loop body but the retry loops', summed
   for (const auto& l : report.loops) {
     if (l.spin) {
       ++spin;
-    } else {
-      ++count;
-      depth = std::max<std::int64_t>(depth, l.depth);
+      continue;
     }
+    ++count;
+    depth = std::max<std::int64_t>(depth, l.depth);
+    all.stall_cycles += l.stall_cycles;
+    all.instructions += l.instructions;
+    all.waits += l.waits;
+    all.mma += l.mma;
+    all.mufu += l.mufu;
+    all.loads += l.loads;
+    all.stores += l.stores;
+    all.async_copies += l.async_copies;
+    all.fp64 += l.fp64;
   }
   m["loop.count"] = count;
   m["loop.spin"] = spin;
   m["loop.max_depth"] = depth;
+  auto body_metrics = [&m](const std::string& prefix, const LoopInfo& l) {
+    m[prefix + "ii"] = l.stall_cycles;
+    m[prefix + "instructions"] = l.instructions;
+    m[prefix + "waits"] = l.waits;
+    m[prefix + "mma"] = l.mma;
+    m[prefix + "mufu"] = l.mufu;
+    m[prefix + "loads"] = l.loads;
+    m[prefix + "stores"] = l.stores;
+    m[prefix + "async_copies"] = l.async_copies;
+    m[prefix + "fp64"] = l.fp64;
+  };
+  if (count > 0) body_metrics("loop.all.", all);
   if (report.main >= 0) {
     const LoopInfo& main = report.loops[static_cast<std::size_t>(report.main)];
-    m["loop.main.ii"] = main.stall_cycles;
-    m["loop.main.instructions"] = main.instructions;
-    m["loop.main.waits"] = main.waits;
-    m["loop.main.mma"] = main.mma;
-    m["loop.main.mufu"] = main.mufu;
-    m["loop.main.loads"] = main.loads;
-    m["loop.main.stores"] = main.stores;
-    m["loop.main.async_copies"] = main.async_copies;
-    m["loop.main.fp64"] = main.fp64;
+    body_metrics("loop.main.", main);
     m["loop.main.depth"] = main.depth;
     m["loop.main.trips"] = main.trips;
     m["loop.main.cost"] = std::llround(main.cost);

@@ -84,7 +84,9 @@ struct LoopOptions {
 
 LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options);
 
-// loop.count, loop.spin, loop.max_depth, loop.main.*, cost.block,
+// loop.count, loop.spin, loop.max_depth, loop.main.* (the main loop's
+// body), loop.all.* (every loop body but the retry loops', summed: the
+// producer loop of a warp-specialised pipeline too), cost.block,
 // cost.launch (per-block cost times the problem's blocks; one block
 // without a problem), cost.unclassified.
 std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem);
