@@ -4,7 +4,7 @@ gate's static metrics of the same cubins, and asks how well each static
 metric ranks the edits by their runtime cost.
 
     python3 tools/bench/runtime_vs_static.py [TIMING_JSON] [--build build]
-        [--metrics sass.instructions,loop.main.ii,cost.launch] [--out tools/bench/mutant_runtime]
+        [--metrics sass.instructions,loop.main.ii,loop.all.ii,cost.launch] [--out tools/bench/mutant_runtime]
 
 One row per edit and configuration: the runtime of the base and the edited
 kernel (medians, ms), the runtime delta (%), and for each static metric the
@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
-DEFAULT_METRICS = ("sass.instructions", "loop.main.ii", "cost.launch")
+DEFAULT_METRICS = ("sass.instructions", "loop.main.ii", "loop.all.ii", "cost.launch")
 DEFAULT_TIMING = TOP / "tools/bench/mutant_runtime.device.json"
 DEFAULT_OUT = TOP / "tools/bench/mutant_runtime"
 

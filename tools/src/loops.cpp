@@ -326,7 +326,7 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const
     m[prefix + "async_copies"] = l.async_copies;
     m[prefix + "fp64"] = l.fp64;
   };
-  if (count > 0) body_metrics("loop.all.", all);
+  body_metrics("loop.all.", all);
   if (report.main >= 0) {
     const LoopInfo& main = report.loops[static_cast<std::size_t>(report.main)];
     body_metrics("loop.main.", main);
