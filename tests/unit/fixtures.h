@@ -1,10 +1,14 @@
 // Access to the captured tool output under tests/fixtures/<release>/.
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "error.h"
+#include "sass.h"
 #include "text.h"
 
 namespace tileperf::testing {
@@ -44,6 +48,30 @@ std::string error_of(Parse parse, const std::string& text, const std::string& na
     std::istringstream in(text);
     parse(in, name);
   });
+}
+
+// A listing of one function "k" for `arch`, written for a test: one
+// instruction text (predicate included) per 16-byte slot from address 0,
+// each with a control word of stall 1 that waits on nothing, then the
+// padding self-branch.
+inline SassListing synthetic_listing(const std::vector<std::string>& code,
+                                     const std::string& arch = "sm_90a") {
+  std::string text = "\tcode for " + arch + "\n\t\tFunction : k\n";
+  char buf[160];
+  std::uint64_t address = 0;
+  for (const auto& insn : code) {
+    std::snprintf(buf, sizeof buf, "        /*%04llx*/   %s ;   /* 0x0000000000000000 */\n",
+                  static_cast<unsigned long long>(address), insn.c_str());
+    text += buf;
+    text += "                     /* 0x000fe20000000000 */\n";
+    address += 16;
+  }
+  std::snprintf(buf, sizeof buf, "        /*%04llx*/   BRA 0x%llx;   /* 0x0000000000000000 */\n",
+                static_cast<unsigned long long>(address), static_cast<unsigned long long>(address));
+  text += buf;
+  text += "                     /* 0x000fc00000000000 */\n\t\t..........\n";
+  std::istringstream in(text);
+  return parse_sass(in, "test.sass");
 }
 
 }  // namespace tileperf::testing

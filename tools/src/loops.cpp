@@ -157,7 +157,8 @@ class FunctionAnalysis {
     info.spin = loop.spin;
     auto own = g_.own_blocks(l);
     if (!loop.spin) assign_trips(info, g_, loop, own, o_);
-    auto insns = instructions_of(g_, body(l));
+    // A retry loop is cold as a whole: describe all of it.
+    auto insns = instructions_of(g_, loop.spin ? loop.blocks : body(l));
     for (Index i : insns) {
       const auto& insn = g_.instruction(i);
       OpClass c = op_class(insn.opcode);
