@@ -120,7 +120,10 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
   if (fs::exists(o.baseline)) {
     Metrics old = read_metrics(o.baseline);
     Comparison c = compare_metrics(old, current, policy);
-    if (c.changed() == 0 && same_toolchain(old, current) && old.generator == current.generator) {
+    // Unchanged only when every metric is: a metric that appears or goes
+    // away with the value 0 is a change too.
+    if (old.values == current.values && same_toolchain(old, current) &&
+        old.generator == current.generator) {
       result.state = "unchanged";
       return kExitOk;
     }
