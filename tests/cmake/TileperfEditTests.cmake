@@ -13,10 +13,10 @@
 #                         metric moves, informational ones included)
 include_guard(GLOBAL)
 
-set(_TILEPERF_CHECK_EDIT "${CMAKE_CURRENT_LIST_DIR}/CheckEdit.cmake")
 set(_TILEPERF_APPLY_PATCH "${CMAKE_CURRENT_LIST_DIR}/ApplyPatch.cmake")
-set(_TILEPERF_CATCH_RATE "${CMAKE_CURRENT_LIST_DIR}/CatchRate.cmake")
 set(TILEPERF_SELFTEST_DIR "${CMAKE_BINARY_DIR}/tileperf-selftest")
+# What each edit expects, read by `tileperf check --edit` and `tileperf edit-report`.
+set(_TILEPERF_EDITS_MANIFEST "${TILEPERF_SELFTEST_DIR}/edits.json")
 find_program(TILEPERF_PATCH patch REQUIRED)
 
 # _tileperf_patch_field(<out-var> <patch> <keyword>): the words after "<keyword>:".
@@ -76,26 +76,38 @@ function(_tileperf_add_edit_test patch)
 
   if(expect STREQUAL "no;change")
     set(kind noop)
-    set(extra EXTRA --exact)
+    set(expect "")
   else()
     set(kind mutant)
-    set(extra "")
   endif()
+  _tileperf_json_list(expect_json ${expect})
+  _tileperf_json_list(configs_json ${configs})
+  set_property(GLOBAL APPEND PROPERTY TILEPERF_EDITS
+    "{\"name\": \"${name}\", \"kind\": \"${kind}\", \"expect\": ${expect_json}, \"configs\": ${configs_json}}")
   foreach(config IN LISTS configs)
     foreach(arch IN LISTS TILEPERF_ARCHS)
       set(test "${kind}.${name}.${config}.${arch}")
       _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${config}" ARCH "${arch}"
         BYTECODE "${work}/${config}.tileirbc" WORK_DIR "${work}"
         BASELINE "${TILEPERF_BASELINE_DIR}/${kernel}/${config}.${arch}.json"
-        CHECKS_DIR "${TILEPERF_CHECKS_DIR}" ${extra})
-      add_test(NAME "${test}"
-        COMMAND "${CMAKE_COMMAND}" "-DPATCH=${patch}" "-DRESULT=${work}/${config}.${arch}.result.json"
-          -P "${_TILEPERF_CHECK_EDIT}" -- ${command})
+        CHECKS_DIR "${TILEPERF_CHECKS_DIR}"
+        EXTRA --edit "${name}" --edit-manifest "${_TILEPERF_EDITS_MANIFEST}")
+      add_test(NAME "${test}" COMMAND ${command})
       set_tests_properties("${test}" PROPERTIES
         LABELS "selftest;${kind};${arch}" FIXTURES_REQUIRED "tileperf.dump.edit.${name}")
       set_property(GLOBAL APPEND PROPERTY TILEPERF_EDIT_TESTS "${test}")
     endforeach()
   endforeach()
+endfunction()
+
+# _tileperf_json_list(<out> <item>...): ["a", "b"] (items are [A-Za-z0-9_.]+).
+function(_tileperf_json_list out)
+  set(items "")
+  foreach(item IN LISTS ARGN)
+    list(APPEND items "\"${item}\"")
+  endforeach()
+  list(JOIN items ", " joined)
+  set(${out} "[${joined}]" PARENT_SCOPE)
 endfunction()
 
 # tileperf_add_edit_tests(MUTANTS <dir> NOOPS <dir>)
@@ -121,11 +133,27 @@ function(tileperf_add_edit_tests)
     endif()
     _tileperf_add_edit_test("${patch}")
   endforeach()
+  get_property(edits GLOBAL PROPERTY TILEPERF_EDITS)
+  list(JOIN edits ",\n  " edits_json)
+  file(CONFIGURE OUTPUT "${_TILEPERF_EDITS_MANIFEST}" CONTENT "[\n  ${edits_json}\n]\n" @ONLY)
   get_property(tests GLOBAL PROPERTY TILEPERF_EDIT_TESTS)
   list(JOIN TILEPERF_ARCHS "," archs)
   add_test(NAME mutants.catch_rate
-    COMMAND "${CMAKE_COMMAND}" "-DMUTANT_DIR=${arg_MUTANTS}" "-DNOOP_DIR=${arg_NOOPS}"
-      "-DWORK_DIR=${TILEPERF_SELFTEST_DIR}" "-DARCHS=${archs}" -P "${_TILEPERF_CATCH_RATE}")
+    COMMAND tileperf::tileperf edit-report --manifest "${_TILEPERF_EDITS_MANIFEST}"
+      --work-dir "${TILEPERF_SELFTEST_DIR}" --archs "${archs}")
   set_tests_properties(mutants.catch_rate PROPERTIES
     LABELS "selftest;mutant;noop" DEPENDS "${tests}")
+  # The same verdicts fail on a wrong expectation: gelu_exact_tanh's real
+  # results, judged as if the patch expected spills.
+  set(wrong "${TILEPERF_SELFTEST_DIR}/edits-wrong-expectation.json")
+  file(CONFIGURE OUTPUT "${wrong}" CONTENT
+    "[{\"name\": \"gelu_exact_tanh\", \"kind\": \"mutant\", \"expect\": [\"local.bytes\"], \"configs\": [\"f16_1024\"]}]\n")
+  add_test(NAME mutants.wrong_expectation_fails
+    COMMAND "${CMAKE_COMMAND}" -DEXPECT_EXIT=3
+      "-DEXPECT_OUTPUT=FAIL mutant gelu_exact_tanh \\(expect: local.bytes\\)\n      f16_1024.sm_120: escaped \\(local.bytes neither over its limit nor in a broken check; state regressed\\)"
+      -P "${CMAKE_CURRENT_SOURCE_DIR}/cmake/ExpectRun.cmake" --
+      $<TARGET_FILE:tileperf> edit-report --manifest "${wrong}"
+      --work-dir "${TILEPERF_SELFTEST_DIR}" --archs "${archs}")
+  set_tests_properties(mutants.wrong_expectation_fails PROPERTIES
+    LABELS "selftest;mutant" DEPENDS "${tests}")
 endfunction()

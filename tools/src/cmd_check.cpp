@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "commands.h"
 #include "compare.h"
+#include "edits.h"
 #include "error.h"
 #include "metrics.h"
 #include "pipeline.h"
@@ -32,6 +34,7 @@ using Clock = std::chrono::steady_clock;
 struct CheckOptions {
   TestId id;
   std::string bytecode, dump_info, work_dir, baseline, checks = "checks";
+  std::string edit, edit_manifest;  // a self-test of an edited kernel: judge the check
   std::string update_command = "cmake --build <build-dir> --target update_baselines";
   Toolchain tc;
   bool update = false, exact = false, verbose = false, strict = false;
@@ -208,6 +211,13 @@ void finish(const CheckOptions& o, TestResult& result, const std::string& report
   for (const auto& note : result.notes) fmt::print("  note: {}\n", note);
 }
 
+// The exit code of a self-test: 0 when the edit did what its patch says.
+int judged(const EditExpectation& edit, const TestResult& result) {
+  EditVerdict v = judge_edit(edit, &result);
+  fmt::print("{} check: {}\n", edit.kind == EditKind::kMutant ? "mutant" : "noop", v.text);
+  return v.as_expected ? kExitOk : kExitRegression;
+}
+
 int check(const CheckOptions& o, TestResult& result, std::string& report) {
   nlohmann::json dump = read_dump_info(o);
   LoopReport loops;
@@ -245,27 +255,44 @@ int run_check(const Args& args) {
   app.add_flag("--strict", o.strict,
                "fail (state stale, exit 3) when a metric improved beyond its tolerance");
   app.add_flag("-v,--verbose", o.verbose, "list every metric that moved");
+  app.add_option("--edit", o.edit,
+                 "the check is a self-test of this edit (a mutant must be caught by the metrics "
+                 "it expects, a no-op edit must move nothing): exit 0 when it is, 3 when not");
+  app.add_option("--edit-manifest", o.edit_manifest, "the edits manifest naming --edit's expectations");
   if (parse_args(app, args)) return kExitOk;
   validate_test_id(o.id);
   if (o.dump_info.empty()) o.dump_info = o.bytecode + ".json";
   o.update = o.update || update_requested();
+  std::optional<EditExpectation> edit;
+  if (!o.edit.empty()) {
+    if (o.edit_manifest.empty()) throw UsageError("check: --edit needs --edit-manifest");
+    edit = find_edit(edits_from_json(parse_json(read_file(o.edit_manifest), o.edit_manifest),
+                                     o.edit_manifest),
+                     o.edit, o.edit_manifest);
+    if (edit->kind == EditKind::kNoop) o.exact = true;
+    o.update = false;  // a self-test never rewrites a real baseline
+  }
 
   TestResult result;
   result.id = o.id;
   std::string report;
+  // The result of an earlier run must not stand in for this one's.
+  std::error_code ignored;
+  fs::remove(o.prefix() + ".result.json", ignored);
   try {
     result.exit_code = check(o, result, report);
   } catch (const Error& e) {
     result.state = state_for_exit(e.code());
     result.exit_code = e.code();
     result.message = e.what();
-    std::error_code ignored;
     fs::create_directories(o.work_dir, ignored);
-    finish(o, result, report, /*print_message=*/false);  // main() prints the error itself
-    throw;
+    finish(o, result, report, /*print_message=*/false);
+    if (!edit) throw;  // main() prints the error itself
+    fmt::print("{}\n", format_error(e));
+    return judged(*edit, result);
   }
   finish(o, result, report);
-  return result.exit_code;
+  return edit ? judged(*edit, result) : result.exit_code;
 }
 
 }  // namespace tileperf

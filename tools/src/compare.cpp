@@ -54,11 +54,18 @@ bool by_impact(const MetricDiff& a, const MetricDiff& b) {
 
 }  // namespace
 
+std::int64_t MetricDiff::delta() const {
+  std::int64_t d = 0;
+  if (!__builtin_sub_overflow(current, baseline, &d) && d != std::numeric_limits<std::int64_t>::min()) return d;
+  return current > baseline ? std::numeric_limits<std::int64_t>::max() : -std::numeric_limits<std::int64_t>::max();
+}
+
 double MetricDiff::percent() const {
   if (baseline == 0) {
     return current == 0 ? 0.0 : std::numeric_limits<double>::infinity() * (current > 0 ? 1 : -1);
   }
-  return 100.0 * static_cast<double>(delta()) / std::fabs(static_cast<double>(baseline));
+  long double difference = static_cast<long double>(current) - static_cast<long double>(baseline);
+  return static_cast<double>(100.0L * difference / std::fabs(static_cast<long double>(baseline)));
 }
 
 std::size_t Comparison::changed() const {

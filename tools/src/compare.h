@@ -22,7 +22,9 @@ struct MetricDiff {
   double limit = 0;  // allowed change in the bad direction
   Verdict verdict = Verdict::kOk;
 
-  std::int64_t delta() const { return current - baseline; }
+  // current - baseline, held at +-INT64_MAX where it would overflow (its
+  // sign stays right).
+  std::int64_t delta() const;
   // Signed percent change; +inf when the baseline is 0 and current is not.
   double percent() const;
 };

@@ -68,6 +68,10 @@ ElfFile parse_elf(const std::string& data, const std::string& filename) {
   auto shstrndx = r.read<std::uint16_t>(0x3e, "e_shstrndx");
   if (shentsize < 64) r.fail(fmt::format("section header entry size {} is too small", shentsize));
   if (shstrndx >= shnum) r.fail("section name table index out of range");
+  if (shoff > data.size() || std::uint64_t(shnum) * shentsize > data.size() - shoff) {
+    r.fail(fmt::format("truncated ELF: {} section headers at byte {} lie past the end ({} bytes)", shnum,
+                       shoff, data.size()));
+  }
   elf.header_bytes = ehsize + (phoff ? std::uint64_t(phentsize) * phnum : 0);
   elf.section_header_size = shentsize;
 
@@ -114,6 +118,7 @@ std::vector<ElfSymbol> elf_symbols(const std::string& data, const ElfFile& elf, 
   if (symtab >= elf.sections.size()) r.fail(fmt::format("symbol table index {} out of range", symtab));
   const ElfSection& table = elf.sections[symtab];
   constexpr std::uint64_t kSymbolSize = 24;  // Elf64_Sym
+  if (!table.has_file_data()) r.fail(fmt::format("{}: symbol table has no data in the file", table.name));
   if (table.link >= elf.sections.size()) r.fail(fmt::format("{}: string table index out of range", table.name));
   const ElfSection& strings = elf.sections[table.link];
   std::vector<ElfSymbol> symbols;

@@ -20,6 +20,7 @@ class ByteReader {
       : bytes_(bytes), filename_(filename) {}
 
   std::size_t pos() const { return pos_; }
+  std::size_t left() const { return bytes_.size() - std::min(pos_, bytes_.size()); }
   bool at_end() const { return pos_ >= bytes_.size(); }
   void seek(std::size_t pos) {
     if (pos > bytes_.size()) fail("offset past the end of the section");
@@ -44,17 +45,22 @@ class ByteReader {
     }
   }
   std::int64_t sleb() {
-    std::int64_t v = 0;
+    std::uint64_t v = 0;
     int shift = 0;
     std::uint8_t b = 0;
     do {
       if (shift > 63) fail("LEB128 number too long");
       b = u8();
-      v |= std::int64_t(b & 0x7f) << shift;
+      v |= std::uint64_t(b & 0x7f) << shift;
       shift += 7;
     } while (b & 0x80);
-    if (shift < 64 && (b & 0x40)) v |= -(std::int64_t(1) << shift);
-    return v;
+    if (shift < 64 && (b & 0x40)) v |= ~std::uint64_t(0) << shift;
+    return static_cast<std::int64_t>(v);
+  }
+  // `length` more bytes must lie in the section: the offset after them.
+  std::size_t span(std::uint64_t length, const char* what) {
+    if (length > left()) fail(std::string(what) + " runs past the end of the section");
+    return pos_ + static_cast<std::size_t>(length);
   }
   std::string cstring() {
     auto end = bytes_.find('\0', pos_);
@@ -81,9 +87,11 @@ class ByteReader {
 std::map<std::uint64_t, std::pair<std::string, std::uint64_t>> relocated_addresses(
     const std::string& cubin, const ElfFile& elf, int debug_line, const std::string& filename) {
   std::map<std::uint64_t, std::pair<std::string, std::uint64_t>> out;
+  std::map<std::uint32_t, std::vector<ElfSymbol>> tables;  // read once per symbol table
   for (const auto& rela : elf.sections) {
     if (rela.type != kSectionRela || rela.info != static_cast<std::uint32_t>(debug_line)) continue;
-    auto symbols = elf_symbols(cubin, elf, rela.link, filename);
+    if (!tables.count(rela.link)) tables[rela.link] = elf_symbols(cubin, elf, rela.link, filename);
+    const auto& symbols = tables[rela.link];
     ByteReader r(section_data(cubin, rela), filename);
     while (!r.at_end()) {
       std::uint64_t offset = r.fixed(8), info = r.fixed(8);
@@ -117,11 +125,11 @@ Header read_header(ByteReader& r, LineTable& table) {
     length = r.fixed(8);
     offset_size = 8;
   }
-  h.end = r.pos() + length;
+  h.end = r.span(length, "unit");
   auto version = r.fixed(2);
   if (version < 2 || version > 4) r.fail(fmt::format("unsupported DWARF line table version {}", version));
   std::uint64_t header_length = r.fixed(offset_size);
-  std::size_t program = r.pos() + header_length;
+  std::size_t program = r.span(header_length, "header");
   h.min_instruction_length = r.u8();
   if (version >= 4) r.u8();  // maximum operations per instruction
   r.u8();                    // default is_stmt
@@ -155,6 +163,11 @@ struct State {
   std::int64_t line = 1;
 };
 
+// Line arithmetic of a malformed table wraps rather than overflows.
+std::int64_t add_line(std::int64_t line, std::int64_t delta) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(line) + static_cast<std::uint64_t>(delta));
+}
+
 void emit(LineTable& table, const Header& h, const State& s, bool end_of_sequence) {
   if (s.function.empty()) return;
   int file = end_of_sequence ? -1 : (s.file < h.file_ids.size() ? h.file_ids[s.file] : -1);
@@ -170,14 +183,14 @@ void run_program(ByteReader& r, const Header& h, LineTable& table,
     if (op >= h.opcode_base) {
       int adjusted = op - h.opcode_base;
       s.address += std::uint64_t(adjusted / h.line_range) * h.min_instruction_length;
-      s.line += h.line_base + adjusted % h.line_range;
+      s.line = add_line(s.line, h.line_base + adjusted % h.line_range);
       emit(table, h, s, false);
       continue;
     }
     switch (op) {
       case 0: {  // extended opcode
         std::uint64_t length = r.uleb();
-        std::size_t next = r.pos() + length;
+        std::size_t next = r.span(length, "extended opcode");
         std::uint8_t sub = length ? r.u8() : 0;
         if (sub == 1) {  // end_sequence
           emit(table, h, s, true);
@@ -193,7 +206,7 @@ void run_program(ByteReader& r, const Header& h, LineTable& table,
       }
       case 1: emit(table, h, s, false); break;  // copy
       case 2: s.address += r.uleb() * h.min_instruction_length; break;
-      case 3: s.line += r.sleb(); break;
+      case 3: s.line = add_line(s.line, r.sleb()); break;
       case 4: s.file = r.uleb(); break;
       case 5: r.uleb(); break;  // column
       case 6: case 7: break;    // negate_stmt, basic_block

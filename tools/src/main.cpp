@@ -29,6 +29,7 @@ const Subcommand kSubcommands[] = {
      run_compare},
     {"summary", "one line per test from the results a run left behind", run_summary},
     {"loops", "the loop tree of a cubin or SASS listing, with per-loop metrics and cost", run_loops},
+    {"edit-report", "the catch rate of the self-test corpus of edited kernels", run_edit_report},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
 };
 

@@ -1,6 +1,6 @@
 #include "metrics.h"
 
-#include <regex>
+#include <algorithm>
 
 #include "error.h"
 #include "text.h"
@@ -9,17 +9,10 @@ namespace tileperf {
 
 namespace {
 
-const std::regex kName(R"([A-Za-z0-9_]+)");
-const std::regex kArch(R"(sm_[0-9]+[a-z]?)");
+constexpr std::size_t kMaxNameLength = 200;
 
-int line_of_offset(const std::string& text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
-}
-
-std::string line_at(const std::string& text, int line) {
-  auto lines = split(text, '\n');
-  return line >= 1 && line <= static_cast<int>(lines.size()) ? lines[line - 1] : "";
+bool is_name_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 template <typename T>
@@ -32,6 +25,13 @@ T require(const nlohmann::json& j, const char* key, const std::string& filename)
   }
 }
 
+std::string require_name(const nlohmann::json& j, const char* key, const std::string& filename) {
+  auto value = require<std::string>(j, key, filename);
+  std::string problem = std::string(key) == "arch" ? arch_problem(value) : name_problem(value);
+  if (!problem.empty()) throw InputError(filename, 0, std::string("key '") + key + "': " + problem);
+  return value;
+}
+
 }  // namespace
 
 std::int64_t Metrics::get(const std::string& name) const {
@@ -39,14 +39,31 @@ std::int64_t Metrics::get(const std::string& name) const {
   return it == values.end() ? 0 : it->second;
 }
 
+std::string name_problem(const std::string& name) {
+  if (name.empty() || name.size() > kMaxNameLength || !std::all_of(name.begin(), name.end(), is_name_char)) {
+    return "'" + name + "' must match [A-Za-z0-9_]+";
+  }
+  return "";
+}
+
+std::string arch_problem(const std::string& arch) {
+  std::size_t digits = 3;
+  while (digits < arch.size() && arch[digits] >= '0' && arch[digits] <= '9') ++digits;
+  std::size_t end = digits < arch.size() && arch[digits] >= 'a' && arch[digits] <= 'z' ? digits + 1 : digits;
+  if (arch.rfind("sm_", 0) != 0 || digits == 3 || digits > 8 || end != arch.size()) {
+    return "'" + arch + "' must look like sm_120";
+  }
+  return "";
+}
+
 void validate_test_id(const TestId& id) {
-  if (!std::regex_match(id.kernel, kName)) {
+  if (!name_problem(id.kernel).empty()) {
     throw UsageError("kernel name '" + id.kernel + "' must match [A-Za-z0-9_]+");
   }
-  if (!std::regex_match(id.config, kName)) {
+  if (!name_problem(id.config).empty()) {
     throw UsageError("config name '" + id.config + "' must match [A-Za-z0-9_]+");
   }
-  if (!std::regex_match(id.arch, kArch)) {
+  if (!arch_problem(id.arch).empty()) {
     throw UsageError("architecture '" + id.arch + "' must look like sm_120");
   }
 }
@@ -67,19 +84,6 @@ nlohmann::json to_json(const Metrics& m) {
 
 std::string to_json_text(const Metrics& m) { return to_json(m).dump(2) + "\n"; }
 
-nlohmann::json parse_json(const std::string& text, const std::string& filename) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    int line = line_of_offset(text, e.byte > 0 ? e.byte - 1 : 0);
-    std::string what = e.what();
-    auto colon = what.find("syntax error");
-    throw InputError(filename, line,
-                     "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon)),
-                     line_at(text, line));
-  }
-}
-
 Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) {
   if (!j.is_object()) throw InputError(filename, 0, "expected a JSON object");
   auto format = require<std::string>(j, "format", filename);
@@ -87,13 +91,14 @@ Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) 
     throw InputError(filename, 0, "unknown format '" + format + "', expected " + kMetricsFormat);
   }
   Metrics m;
-  m.id.kernel = require<std::string>(j, "kernel", filename);
-  m.id.config = require<std::string>(j, "config", filename);
-  m.id.arch = require<std::string>(j, "arch", filename);
+  m.id.kernel = require_name(j, "kernel", filename);
+  m.id.config = require_name(j, "config", filename);
+  m.id.arch = require_name(j, "arch", filename);
   m.toolchain = require<std::map<std::string, std::string>>(j, "toolchain", filename);
-  m.flags = j.value("flags", nlohmann::json::object());
-  m.generator = j.value("generator", "");
-  m.values = require<std::map<std::string, std::int64_t>>(j, "metrics", filename);
+  m.flags = j.contains("flags") ? j.at("flags") : nlohmann::json::object();
+  m.generator = j.contains("generator") ? require<std::string>(j, "generator", filename) : "";
+  if (!j.contains("metrics")) throw InputError(filename, 0, "missing key 'metrics'");
+  m.values = json_counts(j.at("metrics"), filename, "metrics");
   return m;
 }
 

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_input.h"
+
 namespace tileperf {
 
 inline constexpr const char* kMetricsFormat = "tileperf-metrics/1";
@@ -32,13 +34,15 @@ struct Metrics {
 
 // Validates names: [A-Za-z0-9_]+ for kernel and config, sm_<digits> for arch.
 void validate_test_id(const TestId& id);
+// The first problem with a kernel or config name ([A-Za-z0-9_]+, at most 200
+// characters) or an architecture (sm_<digits>, optional letter), or "".
+std::string name_problem(const std::string& name);
+std::string arch_problem(const std::string& arch);
 
 nlohmann::json to_json(const Metrics& m);
 std::string to_json_text(const Metrics& m);  // stable: sorted keys, 2-space indent, final newline
+// Every metric value must be a count (json_count); names are validated.
 Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename);
-Metrics read_metrics(const std::string& path);  // InputError names file and line
-
-// Parses JSON text; syntax errors become InputError with file and line.
-nlohmann::json parse_json(const std::string& text, const std::string& filename);
+Metrics read_metrics(const std::string& path);  // InputError names file and line or key
 
 }  // namespace tileperf

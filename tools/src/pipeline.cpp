@@ -1,5 +1,7 @@
 #include "pipeline.h"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -7,6 +9,7 @@
 #include "elf.h"
 #include "error.h"
 #include "extract.h"
+#include "json_input.h"
 #include "line_table.h"
 #include "remarks.h"
 #include "resusage.h"
@@ -19,6 +22,26 @@ namespace tileperf {
 namespace {
 
 constexpr std::int64_t kMaxRegisters = 255;
+// Bounds of a declared problem: CUDA's grid limits, and trip counts and
+// lines that keep every cost estimate far below kMaxCount.
+constexpr std::int64_t kMaxGridDimension = (std::int64_t(1) << 31) - 1;
+constexpr std::int64_t kMaxBlocks = std::int64_t(1) << 40;
+constexpr std::int64_t kMaxTrips = (std::int64_t(1) << 31) - 1;
+constexpr std::int64_t kMaxLine = (std::int64_t(1) << 31) - 1;
+constexpr std::int64_t kMaxShapeDimension = 1 << 16;
+
+// "64x128x16" -> 131072; nothing unless three positive dimensions.
+std::optional<std::int64_t> shape_product(const std::string& shape) {
+  auto dims = split(shape, 'x');
+  if (dims.size() != 3) return std::nullopt;
+  std::int64_t product = 1;
+  for (const auto& d : dims) {
+    auto n = parse_count(d, kMaxShapeDimension);
+    if (!n || *n == 0) return std::nullopt;
+    product *= *n;
+  }
+  return product;
+}
 
 // The guide's thresholds, as far as the toolchain reports what they need.
 std::vector<std::string> resource_notes(const std::map<std::string, std::int64_t>& m) {
@@ -41,11 +64,12 @@ std::int64_t tensor_macs_hint(const std::map<std::string, std::int64_t>& m) {
   const std::string prefix = "remarks.tensor_core.shape.";
   std::int64_t macs = 0, count = 0;
   for (auto it = m.lower_bound(prefix); it != m.end() && it->first.rfind(prefix, 0) == 0; ++it) {
-    auto dims = split(it->first.substr(prefix.size()), 'x');
-    std::int64_t product = 1;
-    for (const auto& d : dims) product *= d.empty() ? 0 : std::stoll(d);
-    if (dims.size() != 3 || product <= 0) continue;
-    macs += product * it->second;
+    auto product = shape_product(it->first.substr(prefix.size()));
+    if (!product || *product > kMaxCount / std::max<std::int64_t>(it->second, 1) ||
+        macs > kMaxCount - *product * it->second) {
+      continue;
+    }
+    macs += *product * it->second;
     count += it->second;
   }
   return count ? macs / count : 0;
@@ -53,10 +77,12 @@ std::int64_t tensor_macs_hint(const std::map<std::string, std::int64_t>& m) {
 
 namespace {
 
-std::int64_t positive_integer(const nlohmann::json& j, const std::string& what,
-                              const std::string& filename, std::int64_t minimum) {
-  if (!j.is_number_integer() || j.get<std::int64_t>() < minimum) {
-    throw InputError(filename, 0, fmt::format("problem: {} must be an integer >= {}", what, minimum));
+std::int64_t bounded_integer(const nlohmann::json& j, const std::string& what,
+                             const std::string& filename, std::int64_t minimum, std::int64_t maximum) {
+  bool fits = j.is_number_integer() && !(j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(maximum));
+  if (!fits || j.get<std::int64_t>() < minimum || j.get<std::int64_t>() > maximum) {
+    throw InputError(filename, 0, fmt::format("problem: {} must be an integer from {} to {}", what,
+                                              minimum, maximum));
   }
   return j.get<std::int64_t>();
 }
@@ -73,7 +99,10 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
   Problem p;
   p.blocks = 1;
   for (const auto& g : j.at("grid")) {
-    p.grid.push_back(positive_integer(g, "each grid dimension", filename, 1));
+    p.grid.push_back(bounded_integer(g, "each grid dimension", filename, 1, kMaxGridDimension));
+    if (p.blocks > kMaxBlocks / p.grid.back()) {
+      throw InputError(filename, 0, fmt::format("problem: the grid has more than {} blocks", kMaxBlocks));
+    }
     p.blocks *= p.grid.back();
   }
   for (const auto& t : j.at("trips")) {
@@ -84,16 +113,32 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
     TripDeclaration d;
     d.key = t.at("loop").is_string() ? t.at("loop").get<std::string>() : "";
     d.file = t.at("file").is_string() ? t.at("file").get<std::string>() : "";
-    for (const auto& l : t.at("lines")) d.lines.push_back(static_cast<int>(positive_integer(l, "a line", filename, 1)));
-    d.trips = positive_integer(t.at("trips"), "trips of '" + d.key + "'", filename, 0);
+    for (const auto& l : t.at("lines")) {
+      d.lines.push_back(static_cast<int>(bounded_integer(l, "a line", filename, 1, kMaxLine)));
+    }
+    d.trips = bounded_integer(t.at("trips"), "trips of '" + d.key + "'", filename, 0, kMaxTrips);
     p.trips.push_back(std::move(d));
   }
   return p;
 }
 
+namespace {
+
+// A cubin that tileiras left incomplete is its failure, not cuobjdump's.
+void check_cubin(const std::string& cubin) {
+  try {
+    parse_elf(read_file(cubin), cubin);
+  } catch (const InputError& e) {
+    throw ToolError(fmt::format("tileiras wrote a cubin that is not a complete ELF file: {}", e.what()));
+  }
+}
+
+}  // namespace
+
 ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
                              const std::string& bytecode, const std::string& remarks,
                              const std::string& keep_prefix) {
+  check_cubin(cubin);
   ToolOutputs o;
   o.sass_text = run_cuobjdump(tc, {std::begin(kSassArgs), std::end(kSassArgs)}, cubin);
   o.res_usage_text = run_cuobjdump(tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <regex>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,9 +16,43 @@ namespace tileperf {
 
 namespace {
 
-const std::regex kRelative(R"(^([0-9]+(\.[0-9]+)?)%$)");
-const std::regex kRequire(R"(^\s*([A-Za-z0-9_.*]+)\s*(==|!=|<=|>=|<|>)\s*(-?[0-9]+|\{[^}]*\})\s*$)");
-const std::regex kAbsolute(R"(^[0-9]+$)");
+constexpr std::size_t kMaxDigits = 9;  // of a percentage, each side of the point
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_pattern_char(char c) {
+  return is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '*';
+}
+
+// "sass.mufu.*", "loop.*.ii": words of [A-Za-z0-9_*] joined by single dots.
+bool valid_pattern(const std::string& p) {
+  if (p.empty() || p.size() > 200) return false;
+  for (const auto& word : split(p, '.')) {
+    if (word.empty() || !std::all_of(word.begin(), word.end(), is_pattern_char)) return false;
+  }
+  return true;
+}
+
+// "5%", "2.5%": the fraction (0.05, 0.025), or nothing.
+std::optional<double> relative_tolerance(const std::string& p) {
+  if (p.size() < 2 || p.back() != '%') return std::nullopt;
+  auto parts = split(p.substr(0, p.size() - 1), '.');
+  if (parts.size() > 2) return std::nullopt;
+  for (const auto& part : parts) {
+    if (part.empty() || part.size() > kMaxDigits || !std::all_of(part.begin(), part.end(), is_digit)) {
+      return std::nullopt;
+    }
+  }
+  return std::stod(p.substr(0, p.size() - 1)) / 100.0;
+}
+
+// The comparison operator at the front of `s`, or "".
+std::string comparison_at(std::string_view s) {
+  for (const char* op : {"==", "!=", "<=", ">=", "<", ">"}) {
+    if (s.substr(0, std::string_view(op).size()) == op) return op;
+  }
+  return "";
+}
 
 Direction parse_direction(const std::string& s) {
   if (s == "lower") return Direction::kLower;
@@ -65,6 +99,10 @@ Rule parse_rule(const nlohmann::json& r) {
   check_fields(r, {"metric", "direction", "tolerance", "why"});
   Rule rule;
   rule.pattern = r.at("metric").get<std::string>();
+  if (!valid_pattern(rule.pattern)) {
+    throw UsageError("metric pattern '" + rule.pattern +
+                     "' must be words of [A-Za-z0-9_] joined by '.', with '*' for any run");
+  }
   rule.direction = parse_direction(r.value("direction", "lower"));
   rule.tolerance = parse_tolerance(r.value("tolerance", "0"));
   return rule;
@@ -99,8 +137,9 @@ void check_keys(const nlohmann::json& j, const std::string& file, const std::str
   }
 }
 
-void load_file(const std::string& file, const std::string& config, Policy& out) {
-  auto j = parse_json(read_file(file), file);
+void load_text(const std::string& text, const std::string& file, const std::string& config,
+               Policy& out) {
+  auto j = parse_json(text, file);
   if (!j.is_object()) throw InputError(file, 0, "expected a JSON object");
   check_keys(j, file, "", {"rules", "invariants", "configs", "why"});
   if (j.contains("configs")) {
@@ -123,6 +162,10 @@ void load_file(const std::string& file, const std::string& config, Policy& out) 
   if (j.contains("invariants")) append_invariants(j["invariants"], file, "invariants", out.invariants);
 }
 
+void load_file(const std::string& file, const std::string& config, Policy& out) {
+  load_text(read_file(file), file, config, out);
+}
+
 }  // namespace
 
 double Tolerance::limit(std::int64_t baseline) const {
@@ -137,12 +180,13 @@ Tolerance parse_tolerance(const std::string& text) {
   bool seen_rel = false, seen_abs = false;
   for (const auto& raw : parts) {
     std::string p = trim(raw);
-    std::smatch m;
-    if (std::regex_match(p, m, kRelative) && !seen_rel) {
-      t.relative = std::stod(m[1]) / 100.0;
+    auto relative = relative_tolerance(p);
+    auto absolute = parse_count(p, kMaxCount);
+    if (relative && !seen_rel) {
+      t.relative = *relative;
       seen_rel = true;
-    } else if (std::regex_match(p, kAbsolute) && !seen_abs) {
-      t.absolute = std::stoll(p);
+    } else if (absolute && !seen_abs) {
+      t.absolute = *absolute;
       seen_abs = true;
     } else {
       throw UsageError("tolerance '" + text + "' must look like '5%', '10' or '5% | 10'");
@@ -188,9 +232,18 @@ const Rule* Policy::find(const std::string& metric) const {
   return nullptr;
 }
 
+Policy parse_policy(const std::string& text, const std::string& file, const std::string& config) {
+  Policy policy;
+  load_text(text, file, config, policy);
+  return policy;
+}
+
 Policy load_policy(const std::string& checks_dir, const std::string& kernel,
                    const std::string& config) {
   namespace fs = std::filesystem;
+  // The names become file names: nothing outside checks_dir may be read.
+  if (!name_problem(kernel).empty()) throw UsageError("kernel name '" + kernel + "' must match [A-Za-z0-9_]+");
+  if (!name_problem(config).empty()) throw UsageError("config name '" + config + "' must match [A-Za-z0-9_]+");
   Policy policy;
   fs::path kernel_file = fs::path(checks_dir) / (kernel + ".json");
   if (fs::exists(kernel_file)) load_file(kernel_file.string(), config, policy);
@@ -202,33 +255,59 @@ Policy load_policy(const std::string& checks_dir, const std::string& kernel,
   return policy;
 }
 
-Invariant parse_invariant(const std::string& text) {
-  std::smatch m;
-  if (!std::regex_match(text, m, kRequire)) {
-    throw UsageError("require '" + text + "' must look like 'local.bytes == 0' or "
-                     "'remarks.load.tma_shape.* == {64x64, 64x128}'");
-  }
+namespace {
+
+[[noreturn]] void bad_require(const std::string& text) {
+  throw UsageError("require '" + text + "' must look like 'local.bytes == 0' or "
+                   "'remarks.load.tma_shape.* == {64x64, 64x128}'");
+}
+
+// Splits "<metric> <op> <rhs>" into its three parts (spaces optional).
+Invariant split_require(const std::string& text) {
+  std::string t = trim(text);
+  std::size_t end = 0;
+  while (end < t.size() && (is_pattern_char(t[end]) || t[end] == '.')) ++end;
   Invariant inv;
   inv.text = text;
-  inv.metric = m[1];
-  inv.op = m[2];
-  std::string rhs = m[3];
-  if (rhs.front() == '{') {
-    if (inv.op != "==" || inv.metric.size() < 3 || inv.metric.substr(inv.metric.size() - 2) != ".*") {
-      throw UsageError("require '" + text + "': a set needs '<prefix>.* == {...}'");
-    }
-    inv.is_set = true;
-    inv.metric = inv.metric.substr(0, inv.metric.size() - 2);
-    for (const auto& item : split(rhs.substr(1, rhs.size() - 2), ',')) {
-      if (!trim(item).empty()) inv.set.push_back(trim(item));
-    }
-    std::sort(inv.set.begin(), inv.set.end());
-  } else {
-    if (inv.metric.find('*') != std::string::npos) {
-      throw UsageError("require '" + text + "': only a set comparison may use '*'");
-    }
-    inv.value = std::stoll(rhs);
+  inv.metric = t.substr(0, end);
+  std::string rest = trim(std::string_view(t).substr(end));
+  inv.op = comparison_at(rest);
+  if (inv.metric.empty() || inv.op.empty()) bad_require(text);
+  inv.set.push_back(trim(std::string_view(rest).substr(inv.op.size())));  // the right-hand side, for now
+  return inv;
+}
+
+void parse_set(Invariant& inv, const std::string& rhs) {
+  if (rhs.size() < 2 || rhs.back() != '}' || rhs.find('}') != rhs.size() - 1) bad_require(inv.text);
+  if (inv.op != "==" || inv.metric.size() < 3 || inv.metric.substr(inv.metric.size() - 2) != ".*") {
+    throw UsageError("require '" + inv.text + "': a set needs '<prefix>.* == {...}'");
   }
+  inv.is_set = true;
+  inv.metric = inv.metric.substr(0, inv.metric.size() - 2);
+  for (const auto& item : split(rhs.substr(1, rhs.size() - 2), ',')) {
+    if (!trim(item).empty()) inv.set.push_back(trim(item));
+  }
+  std::sort(inv.set.begin(), inv.set.end());
+}
+
+}  // namespace
+
+Invariant parse_invariant(const std::string& text) {
+  Invariant inv = split_require(text);
+  std::string rhs = inv.set.front();
+  inv.set.clear();
+  if (!valid_pattern(inv.metric)) bad_require(text);
+  if (!rhs.empty() && rhs.front() == '{') {
+    parse_set(inv, rhs);
+    return inv;
+  }
+  if (inv.metric.find('*') != std::string::npos) {
+    throw UsageError("require '" + text + "': only a set comparison may use '*'");
+  }
+  bool negative = !rhs.empty() && rhs.front() == '-';
+  auto value = parse_count(std::string_view(rhs).substr(negative ? 1 : 0), kMaxCount);
+  if (!value) bad_require(text);
+  inv.value = negative ? -*value : *value;
   return inv;
 }
 

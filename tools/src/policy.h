@@ -61,8 +61,12 @@ Invariant parse_invariant(const std::string& text);
 const char* direction_name(Direction d);
 bool glob_match(const std::string& pattern, const std::string& text);
 
+// The rules and invariants of one policy file's text, for `config`.
+Policy parse_policy(const std::string& text, const std::string& file, const std::string& config);
+
 // Loads checks/<kernel>.json (if present, config entries first) and
-// checks/default.json (required). Errors name the file and the key.
+// checks/default.json (required). Errors name the file and the key; a
+// kernel or config name outside [A-Za-z0-9_]+ is a UsageError.
 Policy load_policy(const std::string& checks_dir, const std::string& kernel,
                    const std::string& config);
 

@@ -1,7 +1,8 @@
 #include "remarks.h"
 
 #include <algorithm>
-#include <regex>
+#include <optional>
+#include <string_view>
 #include <set>
 
 #include <fmt/format.h>
@@ -14,7 +15,26 @@ namespace tileperf {
 
 namespace {
 
-const std::regex kShape(R"(\[\s*([0-9]+(\s*,\s*[0-9]+)*)\s*\])");
+// tileiras writes documents of a few kilobytes; larger or deeper ones are
+// not remarks, and some shapes send yaml-cpp 0.7 into an endless loop when
+// it reads several documents at once (LoadAll): each is read on its own.
+constexpr std::size_t kMaxDocumentBytes = std::size_t(1) << 20;
+constexpr int kMaxFlowDepth = 32;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// "[64, 128, 16]" -> {"64", "128", "16"}; nothing for other text.
+std::optional<std::vector<std::string>> shape_dims(const std::string& text) {
+  std::string t = trim(text);
+  if (t.size() < 3 || t.front() != '[' || t.back() != ']') return std::nullopt;
+  std::vector<std::string> dims;
+  for (const auto& part : split(std::string_view(t).substr(1, t.size() - 2), ',')) {
+    std::string d = trim(part);
+    if (d.empty() || !std::all_of(d.begin(), d.end(), is_digit)) return std::nullopt;
+    dims.push_back(d);
+  }
+  return dims;
+}
 
 std::string scalar(const YAML::Node& node) {
   return node && node.IsScalar() ? node.as<std::string>() : "";
@@ -22,13 +42,10 @@ std::string scalar(const YAML::Node& node) {
 
 // "[64, 128, 16]" -> "64x128x16"; other text is kept as it is.
 std::string shape_key(const std::string& text) {
-  std::smatch m;
-  if (!std::regex_match(text, m, kShape)) return text;
+  auto dims = shape_dims(text);
+  if (!dims) return text;
   std::string out;
-  for (const auto& part : split(m[1].str(), ',')) {
-    if (!out.empty()) out += 'x';
-    out += trim(part);
-  }
+  for (const auto& d : *dims) out += (out.empty() ? "" : "x") + d;
   return out;
 }
 
@@ -40,8 +57,8 @@ std::string word(std::string s) {
   return s;
 }
 
-Remark to_remark(const YAML::Node& doc, const std::string& filename) {
-  int line = static_cast<int>(doc.Mark().line) + 1;
+Remark to_remark(const YAML::Node& doc, const std::string& filename, int first_line) {
+  int line = static_cast<int>(doc.Mark().line) + first_line;
   if (!doc.IsMap()) throw InputError(filename, line, "remark document is not a mapping");
   for (const char* key : {"Name", "Function", "Args"}) {
     if (!doc[key]) throw InputError(filename, line, std::string("remark lacks '") + key + "'");
@@ -75,6 +92,65 @@ std::string document_key(const Remark& r) {
   return key;
 }
 
+// One document of the file: its text and the line it starts on (1-based).
+struct Document {
+  std::string text;
+  int first_line = 1;
+};
+
+std::string line_at(const std::string& text, int line) {
+  auto lines = split(text, '\n');
+  return line >= 1 && line <= static_cast<int>(lines.size()) ? lines[static_cast<std::size_t>(line - 1)] : "";
+}
+
+// Cuts the file after each "..." line.
+std::vector<Document> documents(const std::string& text) {
+  std::vector<Document> out{{}};
+  int lineno = 0;
+  for (const auto& line : split(text, '\n')) {
+    ++lineno;
+    out.back().text += line + "\n";
+    if (trim(line) == "...") out.push_back(Document{"", lineno + 1});
+  }
+  if (is_blank(out.back().text)) out.pop_back();
+  return out;
+}
+
+// Rejects the shapes no remark has: huge documents, deep flow nesting, two
+// documents without an end marker between them.
+void check_shape(const Document& doc, const std::string& filename) {
+  if (doc.text.size() > kMaxDocumentBytes) {
+    throw InputError(filename, doc.first_line,
+                     fmt::format("remark document larger than {} KiB", kMaxDocumentBytes >> 10));
+  }
+  int depth = 0, lineno = doc.first_line, starts = 0;
+  for (std::size_t i = 0; i < doc.text.size(); ++i) {
+    char c = doc.text[i];
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
+    if (depth > kMaxFlowDepth) {
+      throw InputError(filename, lineno, fmt::format("remark nested deeper than {} levels", kMaxFlowDepth),
+                       line_at(doc.text, lineno - doc.first_line + 1));
+    }
+    if (doc.text.compare(i, 3, "---") == 0 && (i == 0 || doc.text[i - 1] == '\n') && ++starts > 1) {
+      throw InputError(filename, lineno, "a remark document starts before the last one ended with '...'",
+                       line_at(doc.text, lineno - doc.first_line + 1));
+    }
+    if (c == '\n') ++lineno;
+  }
+}
+
+YAML::Node load_document(const Document& doc, const std::string& filename) {
+  check_shape(doc, filename);
+  try {
+    return YAML::Load(doc.text);
+  } catch (const YAML::Exception& e) {
+    int line = doc.first_line + std::max(0, e.mark.line);
+    throw InputError(filename, line, "invalid YAML: " + e.msg,
+                     line_at(doc.text, line - doc.first_line + 1));
+  }
+}
+
 bool is_failure(const Remark& r) { return r.kind == "Failure" || r.kind == "Missed"; }
 
 void count_memory(const Remark& r, const std::string& op, std::map<std::string, std::int64_t>& m) {
@@ -104,18 +180,17 @@ std::vector<Remark> parse_remarks(const std::string& text, const std::string& fi
     int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
     throw InputError(filename, lines, "remarks are truncated: the last document has no end marker '...'");
   }
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(filename, e.mark.line + 1, "invalid YAML: " + e.msg,
-                     e.mark.line >= 0 ? split(text, '\n').at(e.mark.line) : "");
-  }
   std::vector<Remark> out;
   std::set<std::string> seen;
-  for (const auto& doc : docs) {
+  for (const auto& d : documents(text)) {
+    YAML::Node doc = load_document(d, filename);
     if (doc.IsNull()) continue;
-    Remark r = to_remark(doc, filename);
+    Remark r;
+    try {
+      r = to_remark(doc, filename, d.first_line);
+    } catch (const YAML::Exception& e) {
+      throw InputError(filename, d.first_line + std::max(0, e.mark.line), "remark field: " + e.msg);
+    }
     if (seen.insert(document_key(r)).second) out.push_back(std::move(r));
   }
   return out;

@@ -3,10 +3,14 @@
 #include "metrics.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "error.h"
+#include "json_input.h"
 #include "text.h"
 
 namespace tileperf {
@@ -28,8 +32,9 @@ void TestResult::set_diff(const Comparison& c) {
   }
   broken = nlohmann::json::array();
   for (const auto& b : c.broken) {
-    broken.push_back({{"require", b.invariant->text}, {"why", b.invariant->why},
-                      {"origin", b.invariant->origin}, {"found", b.found}});
+    broken.push_back({{"require", b.invariant->text}, {"metric", b.invariant->metric},
+                      {"why", b.invariant->why}, {"origin", b.invariant->origin},
+                      {"found", b.found}});
   }
 }
 
@@ -41,7 +46,83 @@ nlohmann::json to_json(const TestResult& r) {
           {"notes", r.notes}};
 }
 
+namespace {
+
+[[noreturn]] void malformed(const std::string& filename, const std::string& key, const char* what) {
+  throw InputError(filename, 0, "malformed result: key '" + key + "' " + what);
+}
+
+void check_strings(const nlohmann::json& j, std::initializer_list<const char*> keys,
+                   const std::string& filename, const std::string& where) {
+  for (const char* k : keys) {
+    if (j.contains(k) && !j.at(k).is_string()) malformed(filename, where + k, "must be a string");
+  }
+}
+
+// A list of objects whose fields are checked by `check(entry, key)`.
+template <typename Check>
+void check_list(const nlohmann::json& j, const char* key, const std::string& filename, Check check) {
+  if (!j.contains(key)) return;
+  if (!j.at(key).is_array()) malformed(filename, key, "must be a list");
+  for (std::size_t i = 0; i < j.at(key).size(); ++i) {
+    std::string where = fmt::format("{}[{}]", key, i);
+    if (!j.at(key)[i].is_object()) malformed(filename, where, "must be an object");
+    check(j.at(key)[i], where + ".");
+  }
+}
+
+void check_diff_entry(const nlohmann::json& d, const std::string& where, const std::string& filename) {
+  check_strings(d, {"metric", "direction", "verdict"}, filename, where);
+  for (const char* k : {"baseline", "current"}) {
+    if (d.contains(k)) json_count(d.at(k), filename, where + k);
+  }
+  if (d.contains("delta")) {
+    const auto& delta = d.at("delta");
+    bool exact = delta.is_number_integer() && !delta.is_number_unsigned() && delta.get<std::int64_t>() >= -kMaxCount;
+    if (!exact && !(delta.is_number_unsigned() && delta.get<std::uint64_t>() <= std::uint64_t(kMaxCount))) {
+      malformed(filename, where + "delta", "must be an integer difference of two counts");
+    }
+  }
+  if (d.contains("limit") && !d.at("limit").is_number()) malformed(filename, where + "limit", "must be a number");
+}
+
+// Everything the summary and the reports read, before they read it.
+void check_result(const nlohmann::json& j, const std::string& filename) {
+  if (!j.is_object()) throw InputError(filename, 0, "malformed result: expected a JSON object");
+  for (const char* k : {"format", "kernel", "config", "arch", "state", "key_metrics", "seconds", "exit_code"}) {
+    if (!j.contains(k)) malformed(filename, k, "is missing");
+  }
+  check_strings(j, {"format", "test", "kernel", "config", "arch", "state", "message"}, filename, "");
+  for (const char* k : {"kernel", "config"}) {
+    if (!name_problem(j.at(k).get<std::string>()).empty()) malformed(filename, k, "must match [A-Za-z0-9_]+");
+  }
+  if (!arch_problem(j.at("arch").get<std::string>()).empty()) malformed(filename, "arch", "must look like sm_120");
+  const auto& code = j.at("exit_code");
+  bool code_ok = code.is_number_unsigned() ? code.get<std::uint64_t>() <= 255
+                                           : code.is_number_integer() && code.get<std::int64_t>() >= -255;
+  if (!code_ok) malformed(filename, "exit_code", "must be an exit code");
+  json_counts(j.at("key_metrics"), filename, "key_metrics");
+  if (!j.at("seconds").is_object()) malformed(filename, "seconds", "must be an object");
+  for (const auto& [step, s] : j.at("seconds").items()) {
+    if (!s.is_number()) malformed(filename, "seconds." + step, "must be a number");
+  }
+  check_list(j, "diff", filename, [&](const nlohmann::json& d, const std::string& where) {
+    check_diff_entry(d, where, filename);
+  });
+  check_list(j, "broken", filename, [&](const nlohmann::json& b, const std::string& where) {
+    check_strings(b, {"require", "metric", "why", "origin", "found"}, filename, where);
+  });
+  if (j.contains("notes") && (!j.at("notes").is_array() ||
+                              !std::all_of(j.at("notes").begin(), j.at("notes").end(),
+                                           [](const auto& n) { return n.is_string(); }))) {
+    malformed(filename, "notes", "must be a list of strings");
+  }
+}
+
+}  // namespace
+
 TestResult result_from_json(const nlohmann::json& j, const std::string& filename) {
+  check_result(j, filename);
   try {
     if (j.at("format").get<std::string>() != kResultFormat) {
       throw InputError(filename, 0, std::string("not a ") + kResultFormat + " file");

@@ -1,6 +1,8 @@
 #include "resusage.h"
 
-#include <regex>
+#include <algorithm>
+#include <optional>
+#include <string_view>
 
 #include "error.h"
 #include "text.h"
@@ -9,19 +11,53 @@ namespace tileperf {
 
 namespace {
 
-const std::regex kHeader(R"(^\s*Resource usage:\s*$)");
-const std::regex kCommon(R"(^\s*Common:\s*$)");
-const std::regex kFunction(R"(^\s*Function (\S+):\s*$)");
-const std::regex kValues(R"(^\s*([A-Z_]+(\[[0-9]+\])?:[0-9]+\s*)+$)");
-const std::regex kPair(R"(([A-Z_]+(?:\[[0-9]+\])?):([0-9]+))");
 const char* const kRequired[] = {"REG", "STACK", "SHARED", "LOCAL"};
+constexpr std::int64_t kMaxValue = std::int64_t(1) << 40;
 
-std::map<std::string, std::int64_t> parse_values(const std::string& line) {
-  std::map<std::string, std::int64_t> out;
-  for (std::sregex_iterator it(line.begin(), line.end(), kPair), end; it != end; ++it) {
-    out[(*it)[1]] = std::stoll((*it)[2]);
+bool is_key_char(char c) { return (c >= 'A' && c <= 'Z') || c == '_'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// "CONSTANT[0]:928" -> ("CONSTANT[0]", 928), or nothing.
+std::optional<std::pair<std::string, std::int64_t>> parse_pair(std::string_view item) {
+  auto colon = item.rfind(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view key = item.substr(0, colon);
+  auto bracket = key.find('[');
+  std::string_view word = key.substr(0, bracket);
+  if (word.empty() || !std::all_of(word.begin(), word.end(), is_key_char)) return std::nullopt;
+  if (bracket != std::string_view::npos) {
+    std::string_view index = key.substr(bracket + 1);
+    if (index.size() < 2 || index.back() != ']' ||
+        !std::all_of(index.begin(), index.end() - 1, is_digit)) {
+      return std::nullopt;
+    }
   }
+  auto value = parse_count(item.substr(colon + 1), kMaxValue);
+  if (!value) return std::nullopt;
+  return std::make_pair(std::string(key), *value);
+}
+
+// "REG:40 STACK:0 ...": every item a KEY:VALUE count, or nothing.
+std::optional<std::map<std::string, std::int64_t>> parse_values(const std::string& line) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& item : split(trim(line), ' ')) {
+    if (item.empty()) continue;
+    auto pair = parse_pair(trim(item));
+    if (!pair) return std::nullopt;
+    out[pair->first] = pair->second;
+  }
+  if (out.empty()) return std::nullopt;
   return out;
+}
+
+// "Function gelu_f16:": the name, or nothing.
+std::optional<std::string> function_header(const std::string& line) {
+  std::string t = trim(line);
+  constexpr std::string_view kPrefix = "Function ";
+  if (t.rfind(kPrefix, 0) != 0 || t.size() <= kPrefix.size() + 1 || t.back() != ':') return std::nullopt;
+  std::string name = t.substr(kPrefix.size(), t.size() - kPrefix.size() - 1);
+  if (name.find_first_of(" \t") != std::string::npos) return std::nullopt;
+  return name;
 }
 
 }  // namespace
@@ -37,15 +73,15 @@ ResourceUsage parse_resource_usage(std::istream& in, const std::string& filename
   bool seen_header = false;
   std::string line;
   int lineno = 0;
-  std::smatch m;
   while (std::getline(in, line)) {
     ++lineno;
     if (is_blank(line)) continue;
     if (expect != Expect::kAny) {
-      if (!std::regex_match(line, kValues)) {
+      auto parsed = parse_values(line);
+      if (!parsed) {
         throw InputError(filename, lineno, "expected KEY:VALUE resource counts", line);
       }
-      auto values = parse_values(line);
+      auto values = std::move(*parsed);
       if (expect == Expect::kCommonValues) {
         usage.common = std::move(values);
       } else {
@@ -58,12 +94,12 @@ ResourceUsage parse_resource_usage(std::istream& in, const std::string& filename
         usage.functions.back().values = std::move(values);
       }
       expect = Expect::kAny;
-    } else if (std::regex_match(line, kHeader)) {
+    } else if (trim(line) == "Resource usage:") {
       seen_header = true;
-    } else if (seen_header && std::regex_match(line, kCommon)) {
+    } else if (seen_header && trim(line) == "Common:") {
       expect = Expect::kCommonValues;
-    } else if (seen_header && std::regex_match(line, m, kFunction)) {
-      usage.functions.push_back(FunctionResources{m[1], {}});
+    } else if (auto name = seen_header ? function_header(line) : std::nullopt) {
+      usage.functions.push_back(FunctionResources{*name, {}});
       expect = Expect::kFunctionValues;
     } else {
       throw InputError(filename, lineno, "unrecognized line in resource usage", line);

@@ -1,6 +1,8 @@
 #include "text.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "error.h"
 
@@ -27,7 +31,33 @@ void write_all(int fd, const std::string& content, const std::string& path) {
   }
 }
 
+// `<path>.tmp.<pid>` files whose process is gone: what a killed write left.
+void remove_stale_temporaries(const std::filesystem::path& target) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string prefix = target.filename().string() + ".tmp.";
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    auto pid = parse_count(std::string_view(name).substr(prefix.size()), 1 << 30);
+    if (!pid || *pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH) fs::remove(it->path(), ec);
+  }
+}
+
 }  // namespace
+
+std::optional<std::int64_t> parse_count(std::string_view s, std::int64_t max) {
+  if (s.empty()) return std::nullopt;
+  std::int64_t value = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    if (value > (max - (c - '0')) / 10) return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
 
 bool is_blank(std::string_view s) { return s.find_first_not_of(kSpace) == std::string_view::npos; }
 
@@ -51,17 +81,29 @@ std::vector<std::string> split(std::string_view s, char sep) {
 }
 
 std::string read_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw InputError(path, 0, "is a directory, not a file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string out;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    out.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (out.size() > kMaxInputBytes) {
+      throw InputError(path, 0, fmt::format("larger than {} MiB: not an input tileperf reads",
+                                            kMaxInputBytes >> 20));
+    }
+  }
+  return out;
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  remove_stale_temporaries(target);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError(tmp, 0, std::string("cannot create: ") + std::strerror(errno));

@@ -1,6 +1,8 @@
 // Small string and file helpers.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,12 +13,20 @@ bool is_blank(std::string_view s);
 std::string trim(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 
-// Reads a whole file; throws InputError naming the file when it cannot.
+// A decimal count: digits only, at most `max` (no sign, no spaces), or nothing.
+std::optional<std::int64_t> parse_count(std::string_view s, std::int64_t max);
+
+// The largest file tileperf reads (256 MiB): more is no tool output it knows.
+inline constexpr std::uint64_t kMaxInputBytes = std::uint64_t(256) << 20;
+
+// Reads a whole file; throws InputError naming the file when it cannot, when
+// it is a folder, or when it is larger than kMaxInputBytes.
 std::string read_file(const std::string& path);
 
-// Writes `content` to `path` atomically: a temporary file in the same folder,
-// flushed to disk, then renamed over the target. A reader sees the old file or
-// the new one, never a partial one.
+// Writes `content` to `path` atomically: a temporary file `<path>.tmp.<pid>`
+// in the same folder, flushed to disk, then renamed over the target. A reader
+// sees the old file or the new one, never a partial one. Temporaries of the
+// same target left by a process that no longer runs are removed.
 void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace tileperf

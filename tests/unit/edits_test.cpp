@@ -1,0 +1,107 @@
+// Verdicts on checks of edited kernels: exact metric names, set invariants
+// by their prefix, no-op edits clean only when nothing moved.
+#define BOOST_TEST_MODULE edits
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "edits.h"
+#include "error.h"
+#include "fixtures.h"
+#include "metrics.h"
+
+using namespace tileperf;
+using namespace tileperf::testing;
+
+namespace {
+
+EditExpectation mutant(std::vector<std::string> metrics) {
+  return {"m", EditKind::kMutant, std::move(metrics), {"f16_1024"}};
+}
+
+TestResult regressed(std::vector<std::string> over, std::vector<std::string> broken_metrics = {}) {
+  TestResult r;
+  r.state = "regressed";
+  r.exit_code = kExitRegression;
+  for (const auto& m : over) r.diff.push_back({{"metric", m}, {"verdict", "regressed"}});
+  for (const auto& m : broken_metrics) r.broken.push_back({{"metric", m}, {"require", m + " == 0"}});
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_mutant_is_caught_by_each_expected_metric_exactly) {
+  auto r = regressed({"sass.mufu.RCP", "sass.instructions"});
+  BOOST_TEST(judge_edit(mutant({"sass.mufu.RCP"}), &r).as_expected);
+  BOOST_TEST(judge_edit(mutant({"sass.mufu.RCP", "sass.instructions"}), &r).text == "caught");
+}
+
+BOOST_AUTO_TEST_CASE(a_metric_under_a_regressed_prefix_is_not_caught) {
+  // Only sass.mufu and sass.mufu.EX2 regressed: an expected sass.mufu.RCP escaped.
+  auto r = regressed({"sass.mufu", "sass.mufu.EX2"});
+  auto v = judge_edit(mutant({"sass.mufu.RCP"}), &r);
+  BOOST_TEST(!v.as_expected);
+  BOOST_TEST(v.text == "escaped (sass.mufu.RCP neither over its limit nor in a broken check; "
+                       "state regressed)");
+  BOOST_TEST(!judge_edit(mutant({"sass"}), &r).as_expected);  // nor a prefix of one
+}
+
+BOOST_AUTO_TEST_CASE(a_broken_invariant_names_its_metric_or_its_set_prefix) {
+  auto r = regressed({}, {"remarks.load.tma_shape"});
+  BOOST_TEST(judge_edit(mutant({"remarks.load.tma_shape"}), &r).as_expected);
+  BOOST_TEST(!judge_edit(mutant({"remarks.load.tma_shape.64x64"}), &r).as_expected);
+  BOOST_TEST(!judge_edit(mutant({"remarks.load"}), &r).as_expected);
+}
+
+BOOST_AUTO_TEST_CASE(a_mutant_that_did_not_regress_escaped) {
+  TestResult pass;
+  pass.state = "pass";
+  BOOST_TEST(judge_edit(mutant({"sass.instructions"}), &pass).text == "escaped (state pass, exit 0)");
+  TestResult failure;
+  failure.state = "toolchain failure";
+  failure.exit_code = kExitToolchain;
+  BOOST_TEST(!judge_edit(mutant({"sass.instructions"}), &failure).as_expected);
+  BOOST_TEST(judge_edit(mutant({"x"}), nullptr).text == "not run (no result file)");
+}
+
+BOOST_AUTO_TEST_CASE(a_noop_edit_is_clean_only_when_its_exact_check_passed) {
+  EditExpectation noop{"n", EditKind::kNoop, {}, {"f16_1024"}};
+  TestResult pass;
+  pass.state = "pass";
+  BOOST_TEST(judge_edit(noop, &pass).text == "clean");
+  auto moved = regressed({"sass.opcode.FFMA"});
+  BOOST_TEST(judge_edit(noop, &moved).text == "moved (state regressed)");
+}
+
+BOOST_AUTO_TEST_CASE(the_manifest_is_validated) {
+  auto bad = [](const char* text) {
+    return error_message([&] { edits_from_json(parse_json(text, "e.json"), "e.json"); });
+  };
+  BOOST_TEST(bad(R"([{"name": "m", "kind": "mutant", "expect": [], "configs": ["a"]}])") ==
+             "tileperf: error: e.json: edits[0]: a mutant must expect at least one metric\n");
+  BOOST_TEST(bad(R"([{"name": "m", "kind": "other", "expect": [], "configs": []}])") ==
+             "tileperf: error: e.json: edits[0]: 'kind' must be \"mutant\" or \"noop\"\n");
+  BOOST_TEST(bad(R"([{"name": "m", "kind": "noop", "expect": [], "configs": [1]}])") ==
+             "tileperf: error: e.json: edits[0]: 'configs' must be a list of strings\n");
+}
+
+BOOST_AUTO_TEST_CASE(the_report_counts_every_check_and_fails_on_a_wrong_expectation) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("edits_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "m");
+  TestResult r = regressed({"sass.instructions"});
+  r.id = {"k", "f16_1024", "sm_90"};
+  r.key_metrics = {};
+  std::ofstream(dir / "m" / "f16_1024.sm_90.result.json") << to_json(r).dump();
+  std::string report;
+  BOOST_TEST(report_edits({mutant({"sass.instructions"})}, dir.string(), {"sass_90"}, report) == false);
+  report.clear();
+  BOOST_TEST(report_edits({mutant({"sass.instructions"})}, dir.string(), {"sm_90"}, report));
+  BOOST_TEST(report.find("mutant catch rate: 1/1 mutants caught") != std::string::npos);
+  report.clear();
+  // The same result judged against a wrong expectation fails the report.
+  BOOST_TEST(!report_edits({mutant({"sass.mufu"})}, dir.string(), {"sm_90"}, report));
+  BOOST_TEST(report.find("FAIL mutant m (expect: sass.mufu)") != std::string::npos);
+  fs::remove_all(dir);
+}

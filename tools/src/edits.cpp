@@ -1,0 +1,146 @@
+#include "edits.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "error.h"
+#include "metrics.h"
+#include "text.h"
+
+namespace tileperf {
+
+namespace {
+
+// Metrics the check names as failing: those over their limit, and the
+// metric (or set prefix) of each broken invariant.
+std::set<std::string> failing_metrics(const TestResult& r) {
+  std::set<std::string> names;
+  for (const auto& d : r.diff) {
+    if (d.value("verdict", "") == "regressed") names.insert(d.value("metric", ""));
+  }
+  for (const auto& b : r.broken) names.insert(b.value("metric", ""));
+  return names;
+}
+
+EditVerdict judge_mutant(const EditExpectation& edit, const TestResult& r) {
+  if (r.state != "regressed" || r.exit_code != kExitRegression) {
+    return {false, fmt::format("escaped (state {}, exit {})", r.state, r.exit_code)};
+  }
+  auto failing = failing_metrics(r);
+  for (const auto& metric : edit.metrics) {
+    if (!failing.count(metric)) {
+      return {false, fmt::format("escaped ({} neither over its limit nor in a broken check; state {})",
+                                 metric, r.state)};
+    }
+  }
+  return {true, "caught"};
+}
+
+EditVerdict judge_noop(const TestResult& r) {
+  if (r.state == "pass" && r.exit_code == kExitOk) return {true, "clean"};
+  return {false, fmt::format("moved (state {})", r.state)};
+}
+
+std::vector<std::string> string_list(const nlohmann::json& j, const char* key, const std::string& where,
+                                     const std::string& filename) {
+  if (!j.contains(key) || !j.at(key).is_array()) {
+    throw InputError(filename, 0, fmt::format("{}: '{}' must be a list of strings", where, key));
+  }
+  std::vector<std::string> out;
+  for (const auto& v : j.at(key)) {
+    if (!v.is_string()) throw InputError(filename, 0, fmt::format("{}: '{}' must be a list of strings", where, key));
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::unique_ptr<TestResult> read_result_if_any(const std::string& path) {
+  if (!std::filesystem::exists(path)) return nullptr;
+  return std::make_unique<TestResult>(result_from_json(parse_json(read_file(path), path), path));
+}
+
+struct Tally {
+  int edits = 0, edits_ok = 0, checks = 0, checks_ok = 0;
+};
+
+}  // namespace
+
+EditVerdict judge_edit(const EditExpectation& edit, const TestResult* result) {
+  if (!result) return {false, "not run (no result file)"};
+  return edit.kind == EditKind::kMutant ? judge_mutant(edit, *result) : judge_noop(*result);
+}
+
+std::vector<EditExpectation> edits_from_json(const nlohmann::json& j, const std::string& filename) {
+  if (!j.is_array()) throw InputError(filename, 0, "expected a list of edits");
+  std::vector<EditExpectation> edits;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const auto& e = j[i];
+    std::string where = fmt::format("edits[{}]", i);
+    if (!e.is_object() || !e.contains("name") || !e.at("name").is_string()) {
+      throw InputError(filename, 0, where + ": needs a 'name'");
+    }
+    EditExpectation edit;
+    edit.name = e.at("name");
+    std::string kind = e.value("kind", "");
+    if (kind != "mutant" && kind != "noop") {
+      throw InputError(filename, 0, where + ": 'kind' must be \"mutant\" or \"noop\"");
+    }
+    edit.kind = kind == "mutant" ? EditKind::kMutant : EditKind::kNoop;
+    edit.metrics = string_list(e, "expect", where, filename);
+    edit.configs = string_list(e, "configs", where, filename);
+    if (edit.kind == EditKind::kMutant && edit.metrics.empty()) {
+      throw InputError(filename, 0, where + ": a mutant must expect at least one metric");
+    }
+    edits.push_back(std::move(edit));
+  }
+  return edits;
+}
+
+const EditExpectation& find_edit(const std::vector<EditExpectation>& edits, const std::string& name,
+                                 const std::string& filename) {
+  auto it = std::find_if(edits.begin(), edits.end(), [&](const auto& e) { return e.name == name; });
+  if (it == edits.end()) throw InputError(filename, 0, "no edit named '" + name + "'");
+  return *it;
+}
+
+bool report_edits(const std::vector<EditExpectation>& edits, const std::string& work_dir,
+                  const std::vector<std::string>& archs, std::string& report) {
+  Tally mutants, noops;
+  for (const auto& edit : edits) {
+    Tally& t = edit.kind == EditKind::kMutant ? mutants : noops;
+    std::string details;
+    bool all = true;
+    for (const auto& config : edit.configs) {
+      for (const auto& arch : archs) {
+        std::string path = (std::filesystem::path(work_dir) / edit.name /
+                            (config + "." + arch + ".result.json")).string();
+        auto result = read_result_if_any(path);
+        EditVerdict v = judge_edit(edit, result.get());
+        ++t.checks;
+        t.checks_ok += v.as_expected;
+        if (!v.as_expected) details += fmt::format("\n      {}.{}: {}", config, arch, v.text);
+        all = all && v.as_expected;
+      }
+    }
+    ++t.edits;
+    t.edits_ok += all;
+    report += fmt::format("  {} {} {} (expect: {}){}\n", all ? "ok  " : "FAIL",
+                          edit.kind == EditKind::kMutant ? "mutant" : "noop", edit.name,
+                          edit.kind == EditKind::kMutant ? fmt::format("{}", fmt::join(edit.metrics, " "))
+                                                         : "no change",
+                          details);
+  }
+  int rate = mutants.edits ? 100 * mutants.edits_ok / mutants.edits : 0;
+  report += fmt::format("mutant catch rate: {}/{} mutants caught by their expected metrics ({}%; "
+                        "{}/{} checks over {})\n",
+                        mutants.edits_ok, mutants.edits, rate, mutants.checks_ok, mutants.checks,
+                        fmt::join(archs, ","));
+  report += fmt::format("no-op edits: {}/{} moved no metric ({}/{} checks)\n", noops.edits_ok,
+                        noops.edits, noops.checks_ok, noops.checks);
+  return mutants.edits_ok == mutants.edits && noops.edits_ok == noops.edits;
+}
+
+}  // namespace tileperf

@@ -1,0 +1,48 @@
+// The gate's self-test: edits of shipped kernels (tests/mutants,
+// tests/noop) and the verdict on each check of an edited kernel.
+//
+// A mutant is caught when its check regressed and every metric its patch
+// expects is, by its exact name, over its limit or the metric of a broken
+// invariant (a set invariant, "<prefix>.* == {...}", names its prefix). A
+// no-op edit is clean when its check, run with --exact, moved nothing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "result.h"
+
+namespace tileperf {
+
+enum class EditKind { kMutant, kNoop };
+
+struct EditExpectation {
+  std::string name;                  // the patch file's name without .patch
+  EditKind kind = EditKind::kMutant;
+  std::vector<std::string> metrics;  // a mutant's expected metrics
+  std::vector<std::string> configs;  // configurations its checks run
+};
+
+struct EditVerdict {
+  bool as_expected = false;  // caught (mutant) or clean (no-op)
+  std::string text;          // "caught", "clean", or what happened instead
+};
+
+// `result` is null when the check left no result file.
+EditVerdict judge_edit(const EditExpectation& edit, const TestResult* result);
+
+// The edits manifest the CMake registration writes: a JSON list of
+// {"name", "kind": "mutant"|"noop", "expect": [...], "configs": [...]}.
+std::vector<EditExpectation> edits_from_json(const nlohmann::json& j, const std::string& filename);
+const EditExpectation& find_edit(const std::vector<EditExpectation>& edits, const std::string& name,
+                                 const std::string& filename);
+
+// The catch-rate report over every edit and architecture, from the result
+// files under `work_dir`/<edit>/: one line per edit, then the totals. Returns
+// whether every mutant was caught and every no-op edit clean.
+bool report_edits(const std::vector<EditExpectation>& edits, const std::string& work_dir,
+                  const std::vector<std::string>& archs, std::string& report);
+
+}  // namespace tileperf
