@@ -3,13 +3,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -22,6 +24,13 @@ namespace tileperf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+// The running tool's process group, for the signal handler.
+volatile sig_atomic_t g_group = 0;
+volatile sig_atomic_t g_signal = 0;
+const int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr auto kGrace = 2s;  // for the tool to end after a forwarded signal
 
 std::vector<std::string> child_environment(const ProcessOptions& options) {
   std::vector<std::string> env;
@@ -57,77 +66,170 @@ struct Pipe {
   }
 };
 
-// Reads both pipes until they close or the deadline passes.
-bool drain(Pipe& out, Pipe& err, ProcessResult& r, double timeout) {
-  auto start = Clock::now();
+void forward_signal(int sig) {
+  if (g_group > 0) ::kill(-static_cast<pid_t>(g_group), sig);
+  g_signal = sig;
+}
+
+// Installs the forwarding handlers for the lifetime of one tool call.
+class SignalForwarding {
+ public:
+  explicit SignalForwarding(pid_t group) {
+    g_signal = 0;
+    g_group = group;
+    struct sigaction sa {};
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &sa, &old_[i]);
+  }
+  ~SignalForwarding() {
+    g_group = 0;
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &old_[i], nullptr);
+  }
+  // After the tool is gone: end tileperf the way the signal meant to.
+  static void reraise() {
+    if (g_signal == 0) return;
+    ::signal(g_signal, SIG_DFL);
+    ::raise(g_signal);
+  }
+
+ private:
+  struct sigaction old_[std::size(kForwarded)] {};
+};
+
+// In the child, between fork and exec: only async-signal-safe calls.
+[[noreturn]] void exec_child(pid_t parent, int out, int err, int report, char** argv, char** envp) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);  // tileperf died before prctl
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::dup2(out, 1);
+  ::dup2(err, 2);
+  ::execvpe(argv[0], argv, envp);
+  int e = errno;
+  ssize_t ignored = ::write(report, &e, sizeof e);
+  (void)ignored;
+  ::_exit(127);
+}
+
+// Whether the process has ended (left unreaped, so its group id stays valid).
+bool has_ended(pid_t pid) {
+  siginfo_t info {};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
+enum class Outcome { kExited, kTimedOut, kFlooded, kInterrupted };
+
+// Reads one ready pipe; false when the stream went past the cap.
+bool read_ready(Pipe& pipe, std::string& into, std::size_t cap) {
   char buf[65536];
-  while (out.fd[0] >= 0 || err.fd[0] >= 0) {
-    int wait_ms = -1;
-    if (timeout > 0) {
-      double left = timeout - std::chrono::duration<double>(Clock::now() - start).count();
-      if (left <= 0) return false;
-      wait_ms = static_cast<int>(left * 1000) + 1;
+  ssize_t got = ::read(pipe.fd[0], buf, sizeof buf);
+  if (got > 0) {
+    into.append(buf, static_cast<std::size_t>(got));
+    return into.size() <= cap;
+  }
+  if (got == 0 || errno != EINTR) pipe.close_end(0);
+  return true;
+}
+
+// Reads both pipes until the tool and its pipes are gone, the deadline
+// passes, the output overflows or a signal arrives.
+Outcome supervise(pid_t pid, Pipe& out, Pipe& err, Clock::time_point deadline, std::size_t cap,
+                  ProcessResult& r) {
+  bool ended = false;
+  while (true) {
+    if (g_signal != 0) return Outcome::kInterrupted;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return Outcome::kTimedOut;
+    int slice = static_cast<int>(std::min<std::int64_t>(left.count() + 1, 100));
+    if (out.fd[0] < 0 && err.fd[0] < 0) {
+      if (ended || has_ended(pid)) return Outcome::kExited;
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(slice, 10)));
+      continue;
     }
     pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}};
-    int n = ::poll(fds, 2, wait_ms);
-    if (n < 0 && errno == EINTR) continue;
-    if (n == 0) return false;
-    for (int i = 0; i < 2; ++i) {
+    int n = ::poll(fds, 2, slice);
+    for (int i = 0; i < 2 && n > 0; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got > 0) {
-        (i == 0 ? r.out : r.err).append(buf, static_cast<std::size_t>(got));
-      } else if (got == 0 || errno != EINTR) {
-        (i == 0 ? out : err).close_end(0);
+      if (!read_ready(i == 0 ? out : err, i == 0 ? r.out : r.err, cap)) {
+        r.flooded = i == 0 ? "standard output" : "standard error";
+        return Outcome::kFlooded;
       }
     }
+    // A tool that ended while something it started still holds its pipes:
+    // end that too.
+    if (!ended && has_ended(pid)) {
+      ended = true;
+      ::kill(-pid, SIGKILL);
+    }
+  }
+}
+
+// Waits for the process to end until `until`; true when it did.
+bool wait_until(pid_t pid, Clock::time_point until) {
+  while (!has_ended(pid)) {
+    if (Clock::now() >= until) return false;
+    std::this_thread::sleep_for(10ms);
   }
   return true;
+}
+
+void check_timeout(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0) {
+    throw UsageError(fmt::format("timeout must be a positive number of seconds, got {}", seconds));
+  }
 }
 
 }  // namespace
 
 std::string ProcessResult::describe() const {
   if (timed_out) return fmt::format("timed out after {:.0f}s", seconds);
+  if (!flooded.empty()) return fmt::format("wrote more than {} MiB to {}", max_output_bytes >> 20, flooded);
   if (signal) return fmt::format("killed by signal {} ({})", signal, ::strsignal(signal));
   return fmt::format("exit {}", exit_code);
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  Pipe out, err;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // own group: a timeout kills it whole
-  posix_spawnattr_setpgroup(&attr, 0);
-
+  check_timeout(options.timeout_seconds);
+  Pipe out, err, report;
   std::vector<std::string> args = argv;
   std::vector<std::string> env = child_environment(options);
   auto c_args = c_strings(args);
   auto c_env = c_strings(env);
-  pid_t pid = 0;
   auto start = Clock::now();
-  int rc = ::posix_spawnp(&pid, c_args[0], &actions, &attr, c_args.data(), c_env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(options.timeout_seconds));
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(errno)));
+  if (pid == 0) exec_child(parent, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data());
+  ::setpgid(pid, pid);
+  SignalForwarding forwarding(pid);
   out.close_end(1);
   err.close_end(1);
+  report.close_end(1);
+  int exec_errno = 0;
+  if (::read(report.fd[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    ::waitpid(pid, nullptr, 0);
+    throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(exec_errno)));
+  }
 
   ProcessResult r;
-  if (!drain(out, err, r, options.timeout_seconds)) {
-    r.timed_out = true;
-    ::kill(-pid, SIGKILL);
-  }
+  r.max_output_bytes = options.max_output_bytes;
+  Outcome outcome = supervise(pid, out, err, deadline, options.max_output_bytes, r);
+  if (outcome == Outcome::kInterrupted) wait_until(pid, std::min(deadline, Clock::now() + kGrace));
+  ::kill(-pid, SIGKILL);  // nothing of the tool outlives the call
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (outcome == Outcome::kInterrupted) SignalForwarding::reraise();
+  r.timed_out = outcome == Outcome::kTimedOut;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status) && !r.timed_out) r.signal = WTERMSIG(status);
+  if (WIFSIGNALED(status) && outcome == Outcome::kExited) r.signal = WTERMSIG(status);
   return r;
 }
 

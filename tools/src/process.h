@@ -1,6 +1,14 @@
-// Runs an external program with a timeout, capturing stdout and stderr.
+// Runs an external program with a deadline, capturing stdout and stderr.
+//
+// The program runs in a process group of its own. Whatever it does, the call
+// returns by its deadline: on timeout the whole group is killed, also when
+// the program closed its pipes and hangs. Output past a cap kills it too.
+// SIGINT, SIGTERM and SIGHUP received meanwhile are passed on to the group;
+// once it is gone, tileperf ends with the same signal. If tileperf dies, the
+// kernel kills the program (PR_SET_PDEATHSIG).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -9,7 +17,8 @@
 namespace tileperf {
 
 struct ProcessOptions {
-  double timeout_seconds = 0;  // 0: no limit
+  double timeout_seconds = 600;  // positive and finite: UsageError otherwise
+  std::size_t max_output_bytes = std::size_t(64) << 20;  // per stream
   std::vector<std::string> unset_env;               // variables removed for the child
   std::map<std::string, std::string> set_env;       // variables set for the child
 };
@@ -18,14 +27,19 @@ struct ProcessResult {
   int exit_code = -1;   // valid when the process exited normally
   int signal = 0;       // terminating signal, 0 if none
   bool timed_out = false;
+  std::string flooded;  // "standard output" or "standard error" when past the cap
+  std::size_t max_output_bytes = 0;
   std::string out;
   std::string err;
   double seconds = 0;
-  bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
-  std::string describe() const;  // "exit 5", "killed by signal 11", "timed out"
+  bool ok() const { return !timed_out && flooded.empty() && signal == 0 && exit_code == 0; }
+  // "exit 5", "killed by signal 11 (Segmentation fault)", "timed out after 600s",
+  // "wrote more than 64 MiB to standard error"
+  std::string describe() const;
 };
 
-// Throws ToolError if the program cannot be started at all.
+// Throws ToolError if the program cannot be started at all, UsageError for
+// a timeout that is not a positive finite number of seconds.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
 }  // namespace tileperf

@@ -1,8 +1,10 @@
 #include "toolchain.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -16,8 +18,40 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::regex kVersion(R"(release [0-9.]+, V([0-9]+\.[0-9]+\.[0-9]+))");
-const std::regex kArchOption(R"(^\s*=(sm_[0-9]+[a-z]?)\s)");
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+std::size_t digits_from(std::string_view s, std::size_t at, bool dots = false) {
+  while (at < s.size() && (is_digit(s[at]) || (dots && s[at] == '.'))) ++at;
+  return at;
+}
+
+// "release 13.4, V13.4.92" anywhere in `text`: "13.4.92", or "".
+std::string version_in(std::string_view text) {
+  constexpr std::string_view kRelease = "release ";
+  for (auto at = text.find(kRelease); at != std::string_view::npos; at = text.find(kRelease, at + 1)) {
+    std::size_t p = digits_from(text, at + kRelease.size(), true);
+    if (p == at + kRelease.size() || text.substr(p, 3) != ", V") continue;
+    std::size_t begin = p + 3, end = begin;
+    for (int part = 0; part < 3; ++part) {
+      std::size_t next = digits_from(text, end + (part > 0 ? 1 : 0));
+      if (next == end + (part > 0 ? 1 : 0) || (part > 0 && text[end] != '.')) break;
+      end = next;
+      if (part == 2) return std::string(text.substr(begin, end - begin));
+    }
+  }
+  return "";
+}
+
+// "    =sm_100    -   SM 100": "sm_100", or "".
+std::string arch_option(std::string_view line) {
+  std::string_view t = line.substr(std::min(line.size(), line.find_first_not_of(" \t")));
+  if (t.substr(0, 4) != "=sm_") return "";
+  std::size_t end = digits_from(t, 4);
+  if (end == 4) return "";
+  if (end < t.size() && t[end] >= 'a' && t[end] <= 'z') ++end;
+  bool space_after = end < t.size() && (t[end] == ' ' || t[end] == '\t' || t[end] == '\r');
+  return space_after ? std::string(t.substr(1, end - 1)) : "";
+}
 
 // tileiras finds libnvvm and ptxas relative to its own executable unless
 // CUDA_HOME points elsewhere; a system toolkit of another release there makes
@@ -58,14 +92,32 @@ void require_file(const std::string& path, const char* tool) {
   if (!fs::exists(path)) throw SkipError(fmt::format("{} not found at '{}'", tool, path));
 }
 
+void check_timeout(const Toolchain& tc) {
+  if (!std::isfinite(tc.timeout_seconds) || tc.timeout_seconds <= 0) {
+    throw UsageError(fmt::format("--timeout must be a positive number of seconds, got {}", tc.timeout_seconds));
+  }
+}
+
+// What a tool run as `what` did wrong, or "" when it did its work: failed
+// (crash, hang, exit code, flood), reported an error with exit 0, or printed
+// nothing where output was expected.
+std::string tool_failure(const ProcessResult& r, const std::string& said, bool needs_output) {
+  std::string first = first_error_line(said);
+  if (!r.ok()) return fmt::format("({}){}{}", r.describe(), first.empty() && tail(said).empty() ? "" : ": ",
+                                  first.empty() ? tail(said) : first);
+  if (!first.empty()) return "(exit 0, but it reported an error): " + first;
+  if (needs_output && is_blank(r.out)) return "(exit 0, but it printed nothing)";
+  return "";
+}
+
 }  // namespace
 
 std::string parse_version_banner(const std::string& banner, const std::string& tool) {
-  std::smatch m;
-  if (!std::regex_search(banner, m, kVersion)) {
+  std::string version = version_in(banner);
+  if (version.empty()) {
     throw ToolError(fmt::format("cannot read the version of {} from: {}", tool, tail(banner, 3)));
   }
-  return m[1];
+  return version;
 }
 
 std::string tool_version(const std::string& path) {
@@ -82,12 +134,12 @@ std::vector<std::string> parse_architectures(const std::string& help_text) {
   bool in_gpu_name = false;
   std::istringstream in(help_text);
   std::string line;
-  std::smatch m;
   while (std::getline(in, line)) {
+    std::string arch = arch_option(line);
     if (line.find("--gpu-name") != std::string::npos) {
       in_gpu_name = true;
-    } else if (in_gpu_name && std::regex_search(line, m, kArchOption)) {
-      archs.push_back(m[1]);
+    } else if (in_gpu_name && !arch.empty()) {
+      archs.push_back(arch);
     } else if (in_gpu_name && !archs.empty()) {
       break;
     }
@@ -111,6 +163,7 @@ std::vector<std::string> tileiras_flags(const std::string& arch) {
 CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
                                const std::string& arch, const std::string& cubin,
                                const std::string& remarks) {
+  check_timeout(tc);
   require_file(tc.tileiras, "tileiras");
   std::vector<std::string> argv = {tc.tileiras, bytecode, "-o", cubin};
   for (const auto& f : tileiras_flags(arch)) argv.push_back(f);
@@ -140,28 +193,28 @@ std::string Toolchain::tileirdisasm() const {
 }
 
 std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode) {
+  check_timeout(tc);
   std::string tool = tc.tileirdisasm();
   if (!fs::exists(tool)) {
     throw ToolError(fmt::format("tileirdisasm not found at '{}' (it ships beside tileiras)", tool));
   }
   auto r = run_process({tool, bytecode}, tool_environment(tc, tool));
-  if (!r.ok()) {
-    throw ToolError(fmt::format("tileirdisasm {} failed ({}): {}", bytecode, r.describe(), tail(r.err)));
+  if (std::string failure = tool_failure(r, r.err, true); !failure.empty()) {
+    throw ToolError(fmt::format("tileirdisasm {} failed {}", bytecode, failure));
   }
   return r.out;
 }
 
 std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
                           const std::string& cubin) {
+  check_timeout(tc);
   require_file(tc.cuobjdump, "cuobjdump");
   std::vector<std::string> argv = {tc.cuobjdump};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back(cubin);
   auto r = run_process(argv, tool_environment(tc, tc.cuobjdump));
-  std::string first = first_error_line(r.err);
-  if (!r.ok() || !first.empty()) {
-    throw ToolError(fmt::format("cuobjdump {} {} failed ({}): {}", fmt::join(args, " "), cubin,
-                                r.describe(), first.empty() ? tail(r.err) : first));
+  if (std::string failure = tool_failure(r, r.err, true); !failure.empty()) {
+    throw ToolError(fmt::format("cuobjdump {} {} failed {}", fmt::join(args, " "), cubin, failure));
   }
   return r.out;
 }
