@@ -1,0 +1,14 @@
+// The DWARF line table (.debug_line) of any ELF file, with its relocations.
+#include "elf.h"
+#include "fuzz_input.h"
+#include "line_table.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace tileperf;
+  return fuzz::run_input(data, size, [](const std::string& bytes) {
+    LineTable table = read_line_table(bytes, parse_elf(bytes, fuzz::kInputName), fuzz::kInputName);
+    for (const auto& [function, rows] : table.rows) {
+      for (const auto& row : rows) table.find(function, row.address);
+    }
+  });
+}

@@ -1,0 +1,13 @@
+// `cuobjdump -res-usage` output.
+#include <sstream>
+
+#include "fuzz_input.h"
+#include "resusage.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace tileperf;
+  return fuzz::run_input(data, size, [](const std::string& text) {
+    std::istringstream in(text);
+    parse_resource_usage(in, fuzz::kInputName);
+  });
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Builds the fuzz targets with clang, libFuzzer, ASan and UBSan into
+# build-fuzz/ and runs one target.
+#
+#   tests/fuzz/run.sh <target> [seconds]     # default 600
+#   tests/fuzz/run.sh --build                # only build every target
+#
+# Targets: elf line_table sass loops resusage remarks tileir metrics policy
+# result problem. Needs clang and libclang-rt-dev (Debian: apt-get install
+# clang libclang-rt-14-dev). The working corpus grows in
+# build-fuzz/fuzz-corpus/<target>/, seeded from the fixtures; each input that
+# crashes, hangs (over 10 s) or leaks is written to build-fuzz/fuzz-findings/
+# and belongs, once fixed, in tests/fuzz/corpus/<target>/, whose files the
+# normal test suite replays (fuzz.replay.<target>).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build="$top/build-fuzz"
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$top" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTILEPERF_FUZZ=ON >/dev/null
+fi
+targets="elf line_table sass loops resusage remarks tileir metrics policy result problem"
+if [ "${1:-}" = "--build" ]; then
+  for t in $targets; do cmake --build "$build" -j "$(nproc)" --target "fuzz_$t"; done
+  exit 0
+fi
+target=${1:?usage: tests/fuzz/run.sh <target> [seconds] | --build}
+seconds=${2:-600}
+cmake --build "$build" -j "$(nproc)" --target "fuzz_$target" >/dev/null
+corpus="$build/fuzz-corpus/$target"
+findings="$build/fuzz-findings/$target"
+mkdir -p "$corpus" "$findings"
+seeds="$build/tests/fuzz/seeds/$target"
+committed="$top/tests/fuzz/corpus/$target"
+[ -d "$committed" ] || committed=""
+cd "$findings"
+exec "$build/tests/fuzz/fuzz_$target" "$corpus" "$seeds" $committed \
+  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
+  -print_final_stats=1 -artifact_prefix="$findings/"
