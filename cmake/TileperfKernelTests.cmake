@@ -17,6 +17,8 @@
 #   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [600]
 #   TILEPERF_STRICT           fail tests whose metrics improved beyond tolerance
 #                             (stale baselines) [OFF]
+#   TILEPERF_REQUIRE_RUN      fail tests that cannot run instead of skipping them
+#                             [OFF; on in effect when CI is set as the tests run]
 #   TILEPERF_PYTHON           interpreter with cuda-tile and pytest (FindCudaTile)
 include_guard(GLOBAL)
 
@@ -41,6 +43,8 @@ set(TILEPERF_ARCHS "sm_120;sm_100;sm_90" CACHE STRING
 set(TILEPERF_BYTECODE_VERSION "13.4" CACHE STRING "TileIR bytecode version the dump step writes")
 set(TILEPERF_TOOL_TIMEOUT "600" CACHE STRING "Seconds before tileiras or cuobjdump counts as hung")
 option(TILEPERF_STRICT "Fail perf tests whose baselines are stale (improved beyond tolerance)" OFF)
+option(TILEPERF_REQUIRE_RUN "Fail perf tests that cannot run (a tool or architecture missing) \
+instead of skipping them; also the default behaviour when CI is set" OFF)
 
 find_package(CudaTile)
 find_package(Tileiras)
@@ -111,10 +115,19 @@ macro(_tileperf_parse fn options one multi required)
   endforeach()
 endmacro()
 
-# _tileperf_skip_command(<out-var>): a test command that reports why it cannot run.
-function(_tileperf_skip_command out)
+# _tileperf_not_run_command(<out-var> <kernel> <config> <arch> <work-dir>): the
+# command of a test that cannot run: it says which tools configure did not
+# find, and is skipped (CTest: Not Run), or fails where every test must run
+# (TILEPERF_REQUIRE_RUN, or CI set when the test runs).
+function(_tileperf_not_run_command out kernel config arch work)
   list(JOIN _TILEPERF_MISSING ", " missing)
-  set(${out} sh -c "echo 'tileperf: not run: ${missing} not found at configure time; run tools/run check or see the configure log'; exit 77" PARENT_SCOPE)
+  set(command "$<TARGET_FILE:tileperf::tileperf>" not-run --kernel "${kernel}" --config "${config}"
+    --arch "${arch}" --work-dir "${work}"
+    --reason "${missing} not found when the project was configured (see the configure log for what to install), so nothing was measured")
+  if(TILEPERF_REQUIRE_RUN)
+    list(APPEND command --require-run)
+  endif()
+  set(${out} ${command} PARENT_SCOPE)
 endfunction()
 
 # _tileperf_add_dump(NAME <test> SOURCE <py> OUT_DIR <dir> FIXTURE <fixture>
@@ -242,16 +255,22 @@ function(tileperf_add_kernel_tests)
     foreach(arch IN LISTS arg_ARCHS)
       set(test "perf.${kernel}.${config}.${arch}")
       if(_TILEPERF_MISSING)
-        _tileperf_skip_command(command)
+        _tileperf_not_run_command(command "${kernel}" "${config}" "${arch}" "${work}")
       else()
-        set(strict "")
+        set(extra "")
         if(TILEPERF_STRICT)
-          set(strict EXTRA --strict)
+          list(APPEND extra --strict)
+        endif()
+        if(TILEPERF_REQUIRE_RUN)
+          list(APPEND extra --require-run)
+        endif()
+        if(extra)
+          set(extra EXTRA ${extra})
         endif()
         _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${config}" ARCH "${arch}"
           BYTECODE "${work}/${config}.tileirbc" WORK_DIR "${work}"
           BASELINE "${arg_BASELINE_DIR}/${config}.${arch}.json" CHECKS_DIR "${arg_CHECKS_DIR}"
-          ${strict})
+          ${extra})
       endif()
       add_test(NAME "${test}" COMMAND ${command})
       set_tests_properties("${test}" PROPERTIES

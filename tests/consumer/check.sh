@@ -11,6 +11,8 @@
 #   check.sh shards         three ctest shards merge into the report of one run
 #   check.sh interrupted    killing updates half way leaves every baseline whole
 #   check.sh subdirectory   the same project through add_subdirectory(tileperf)
+#   check.sh missing_tools  configured without the toolchain: not run, with the
+#                           reason; a failure when CI is set
 #
 # Environment: TILEPERF_BUILD (tileperf's build folder), TILEPERF_SOURCE,
 # TILEPERF_PYTHON (with cuda-tile and pytest), WORK (scratch folder).
@@ -153,6 +155,30 @@ step_subdirectory() {
     fail "tileperf's own tests leaked into the consumer"
 }
 
-step=${1:?usage: check.sh install|baselines|measurements|partial|shards|interrupted|subdirectory}
+# Without the toolchain: configure finds no cuTile, the perf tests cannot
+# run. They are reported as not run with the reason, counted by the summary,
+# and fail the run where every test must run (CI set).
+step_missing_tools() {
+  local bare=$WORK/build-missing-tools
+  rm -rf "$bare"
+  quiet cmake -S "$src" -B "$bare" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
+    -DTILEPERF_PYTHON="$WORK/no-such-python"
+  env -u CI ctest --test-dir "$bare" >"$WORK/last.log" 2>&1 ||
+    fail "without CI, tests that cannot run are skipped, not failed: $(cat "$WORK/last.log")"
+  grep -q "perf.scale.f16_512.sm_120 .*Skipped" "$WORK/last.log" || fail "no skipped test listed"
+  "$tileperf" summary "$bare/tileperf" >"$WORK/summary.log"
+  grep -q "^4 tests: 4 skipped$" "$WORK/summary.log" || fail "the summary does not count 4 skipped: $(cat "$WORK/summary.log")"
+  grep -q "CudaTile[A-Za-z, ]* not found when the project was configured" "$WORK/summary.log" ||
+    fail "the summary does not say why"
+  if CI=true ctest --test-dir "$bare" --output-on-failure >"$WORK/last.log" 2>&1; then
+    fail "with CI set, a run that measured nothing passed"
+  fi
+  grep -q "perf.scale.f32_1024.sm_90: not run: CudaTile[A-Za-z, ]* not found" "$WORK/last.log" ||
+    fail "the failure does not say why: $(cat "$WORK/last.log")"
+  grep -q "tools/run" "$WORK/last.log" && fail "a consumer is told about tileperf's own tools/run"
+  return 0
+}
+
+step=${1:?usage: check.sh install|baselines|measurements|partial|shards|interrupted|subdirectory|missing_tools}
 "step_$step"
 echo "check.sh $step: ok"

@@ -83,3 +83,18 @@ def test_driver_reports_unknown_configuration(tmp_path):
     assert "no configuration 'nope' in CONFIGS" in result.stdout
     assert "1 failed, 1 passed" in result.stdout
     assert (tmp_path / "f16_1024.tileirbc").exists()
+
+
+def test_the_record_names_what_was_exported(tmp_path):
+    """Dtypes, constraints and hints are in the dump record's signature, so
+    that a configuration switched to another dtype is told from its baseline."""
+    module = load_kernel_module(KERNELS / "attention.py")
+    dump_config(module, "bf16_d128", tmp_path, "13.4")
+    signature = json.loads((tmp_path / "bf16_d128.tileirbc.json").read_text())["signature"]
+    assert signature["parameters[0].dtype"] == "bfloat16"
+    assert signature["parameters[0].shape_divisible_by"] == "(1, 1, 16, 16)"
+    assert signature["parameters[4].kind"] == "ConstantConstraint"
+    assert signature["parameters[4].value"] == "128"
+    assert signature["hints.num_worker_warps"] == "8"
+    assert signature["bytecode_version"] == "13.4"
+    assert all(isinstance(v, str) for v in signature.values())

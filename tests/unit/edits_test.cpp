@@ -65,6 +65,17 @@ BOOST_AUTO_TEST_CASE(a_mutant_that_did_not_regress_escaped) {
   BOOST_TEST(judge_edit(mutant({"x"}), nullptr).text == "not run (no result file)");
 }
 
+BOOST_AUTO_TEST_CASE(a_mutant_expecting_its_signature_must_end_as_signature_changed) {
+  TestResult changed;
+  changed.state = "signature changed";
+  changed.exit_code = kExitSignatureChanged;
+  BOOST_TEST(judge_edit(mutant({"signature"}), &changed).as_expected);
+  auto r = regressed({"sass.instructions"});
+  BOOST_TEST(judge_edit(mutant({"signature"}), &r).text ==
+             "escaped (state regressed, not signature changed)");
+  BOOST_TEST(!judge_edit(mutant({"sass.instructions"}), &changed).as_expected);
+}
+
 BOOST_AUTO_TEST_CASE(a_noop_edit_is_clean_only_when_its_exact_check_passed) {
   EditExpectation noop{"n", EditKind::kNoop, {}, {"f16_1024"}};
   TestResult pass;

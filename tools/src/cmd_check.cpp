@@ -37,7 +37,7 @@ struct CheckOptions {
   std::string edit, edit_manifest;  // a self-test of an edited kernel: judge the check
   std::string update_command = "cmake --build <build-dir> --target update_baselines";
   Toolchain tc;
-  bool update = false, exact = false, verbose = false, strict = false;
+  bool update = false, exact = false, verbose = false, strict = false, require_run = false;
 
   std::string prefix() const { return (fs::path(work_dir) / (id.config + "." + id.arch)).string(); }
 };
@@ -61,6 +61,18 @@ nlohmann::json read_dump_info(const CheckOptions& o) {
   return parse_json(read_file(o.dump_info), o.dump_info);
 }
 
+// The dump record's signature: what the configuration exported.
+std::map<std::string, std::string> signature_of(const nlohmann::json& dump, const std::string& file) {
+  if (!dump.contains("signature")) {
+    throw InputError(file, 0, "the dump record has no signature: re-run the dump step");
+  }
+  try {
+    return dump.at("signature").get<std::map<std::string, std::string>>();
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(file, 0, "signature: expected an object of strings");
+  }
+}
+
 Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& result,
                 LoopReport& loops) {
   auto archs = tileiras_architectures(o.tc.tileiras);
@@ -76,6 +88,7 @@ Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& r
   // cuobjdump --dump-sass runs nvdisasm: its release shapes the listing too.
   fs::path nvdisasm = fs::path(o.tc.cuobjdump).parent_path() / "nvdisasm";
   if (fs::exists(nvdisasm)) m.toolchain["nvdisasm"] = tool_version(nvdisasm.string());
+  m.signature = signature_of(dump, o.dump_info);
   m.toolchain["cuda_tile"] = dump.value("cuda_tile", "unknown");
   m.toolchain["bytecode"] = dump.value("bytecode_version", "unknown");
   m.flags["tileiras"] = tileiras_flags(o.id.arch);
@@ -126,7 +139,7 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     // Unchanged only when every metric is: a metric that appears or goes
     // away with the value 0 is a change too.
     if (old.values == current.values && same_toolchain(old, current) &&
-        old.generator == current.generator) {
+        old.signature == current.signature && old.generator == current.generator) {
       result.state = "unchanged";
       return kExitOk;
     }
@@ -136,6 +149,9 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     if (!same_toolchain(old, current)) {
       result.message += fmt::format("; toolchain was: {}; now: {}", toolchain_text(old),
                                     toolchain_text(current));
+    }
+    if (auto changes = signature_changes(old, current); !changes.empty()) {
+      result.message += fmt::format("; signature changed: {}", fmt::join(changes, "; "));
     }
     report = format_diff_table(c, o.verbose);
   } else {
@@ -161,6 +177,13 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
                                  toolchain_text(baseline), toolchain_text(current),
                                  o.update_command);
     return kExitToolchainChanged;
+  }
+  if (auto changes = signature_changes(baseline, current); !changes.empty()) {
+    result.state = "signature changed";
+    result.message = fmt::format("the configuration exports another kernel than the baseline's "
+                                 "({}); nothing compared; if intended, update with: {}",
+                                 fmt::join(changes, "; "), o.update_command);
+    return kExitSignatureChanged;
   }
   Comparison c = compare_metrics(baseline, current, policy, o.exact);
   result.seconds["compare"] = since(t);
@@ -255,6 +278,9 @@ int run_check(const Args& args) {
   app.add_flag("--strict", o.strict,
                "fail (state stale, exit 3) when a metric improved beyond its tolerance");
   app.add_flag("-v,--verbose", o.verbose, "list every metric that moved");
+  app.add_flag("--require-run", o.require_run,
+               "a test that cannot run (tool or architecture missing) fails (state not run, exit "
+               "8) instead of being skipped; also when the environment variable CI is set");
   app.add_option("--edit", o.edit,
                  "the check is a self-test of this edit (a mutant must be caught by the metrics "
                  "it expects, a no-op edit must move nothing): exit 0 when it is, 3 when not");
@@ -282,11 +308,18 @@ int run_check(const Args& args) {
   try {
     result.exit_code = check(o, result, report);
   } catch (const Error& e) {
-    result.state = state_for_exit(e.code());
-    result.exit_code = e.code();
+    bool must_run = e.code() == kExitSkipped && (o.require_run || every_test_must_run());
+    int code = must_run ? kExitNotRun : e.code();
+    result.state = state_for_exit(code);
+    result.exit_code = code;
     result.message = e.what();
+    if (must_run) result.message += " (every test must run here: CI is set or --require-run was given)";
     fs::create_directories(o.work_dir, ignored);
     finish(o, result, report, /*print_message=*/false);
+    if (must_run) {
+      fmt::print("tileperf: not run: {}\n", result.message);
+      return edit ? judged(*edit, result) : code;
+    }
     if (!edit) throw;  // main() prints the error itself
     fmt::print("{}\n", format_error(e));
     return judged(*edit, result);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.h"
 #include "compare.h"
@@ -35,6 +36,11 @@ int run_compare(const Args& args) {
     return kExitNew;
   }
   Metrics baseline = read_metrics(baseline_path);
+  if (auto changes = signature_changes(baseline, current); !changes.empty()) {
+    fmt::print("{}: signature changed ({}); nothing compared\n", current.id.name(),
+               fmt::join(changes, "; "));
+    return kExitSignatureChanged;
+  }
   Policy policy = load_policy(checks, current.id.kernel, current.id.config);
   Comparison c = compare_metrics(baseline, current, policy, exact);
   bool stale = strict && c.state == TestState::kImproved;

@@ -26,6 +26,10 @@ std::set<std::string> failing_metrics(const TestResult& r) {
 }
 
 EditVerdict judge_mutant(const EditExpectation& edit, const TestResult& r) {
+  if (edit.metrics == std::vector<std::string>{kSignatureExpectation}) {
+    if (r.state == "signature changed" && r.exit_code == kExitSignatureChanged) return {true, "caught"};
+    return {false, fmt::format("escaped (state {}, not signature changed)", r.state)};
+  }
   if (r.state != "regressed" || r.exit_code != kExitRegression) {
     return {false, fmt::format("escaped (state {}, exit {})", r.state, r.exit_code)};
   }

@@ -4,7 +4,9 @@
 // A mutant is caught when its check regressed and every metric its patch
 // expects is, by its exact name, over its limit or the metric of a broken
 // invariant (a set invariant, "<prefix>.* == {...}", names its prefix). A
-// no-op edit is clean when its check, run with --exact, moved nothing.
+// no-op edit is clean when its check, run with --exact, moved nothing. A
+// mutant that expects "signature" must end as "signature changed": it
+// exports another kernel (a dtype, a constraint, a hint) than the baseline's.
 #pragma once
 
 #include <string>
@@ -17,6 +19,8 @@
 namespace tileperf {
 
 enum class EditKind { kMutant, kNoop };
+
+inline constexpr const char* kSignatureExpectation = "signature";
 
 struct EditExpectation {
   std::string name;                  // the patch file's name without .patch

@@ -19,6 +19,8 @@ enum ExitCode : int {
   kExitToolchain = 4,   // tileiras/cuobjdump crashed, hung or reported an error
   kExitNew = 5,         // no baseline for this test yet
   kExitToolchainChanged = 6,  // baseline made by other tool versions
+  kExitSignatureChanged = 7,  // baseline of another export (dtypes, constraints, hints)
+  kExitNotRun = 8,      // a test that could not run where every test must (CI)
   kExitSkipped = 77,    // tool or architecture unavailable (CTest: Not Run)
 };
 

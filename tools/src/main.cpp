@@ -30,6 +30,7 @@ const Subcommand kSubcommands[] = {
     {"summary", "one line per test from the results a run left behind", run_summary},
     {"loops", "the loop tree of a cubin or SASS listing, with per-loop metrics and cost", run_loops},
     {"edit-report", "the catch rate of the self-test corpus of edited kernels", run_edit_report},
+    {"not-run", "the command of a perf test that cannot run: says why, skipped or failed", run_not_run},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
 };
 
@@ -40,7 +41,8 @@ void print_help() {
   for (const auto& s : kSubcommands) fmt::print("  {:<9} {}\n", s.name, s.description);
   std::cout << "\n'tileperf <subcommand> --help' describes its options.\n"
                "exit codes: 0 ok, 1 internal error, 2 bad usage or input, 3 regression,\n"
-               "4 toolchain failure, 5 no baseline yet, 6 toolchain changed, 77 skipped\n";
+               "4 toolchain failure, 5 no baseline yet, 6 toolchain changed, 7 signature changed,\n"
+               "8 not run where every test must run, 77 skipped\n";
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {

@@ -1,5 +1,7 @@
 #include "metrics.h"
 
+#include <set>
+
 #include <algorithm>
 
 #include "error.h"
@@ -68,6 +70,22 @@ void validate_test_id(const TestId& id) {
   }
 }
 
+std::vector<std::string> signature_changes(const Metrics& baseline, const Metrics& current) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : baseline.signature) keys.insert(k);
+  for (const auto& [k, v] : current.signature) keys.insert(k);
+  auto value = [](const Metrics& m, const std::string& k) {
+    auto it = m.signature.find(k);
+    return it == m.signature.end() ? std::string("(none)") : it->second;
+  };
+  std::vector<std::string> changes;
+  for (const auto& k : keys) {
+    std::string was = value(baseline, k), now = value(current, k);
+    if (was != now) changes.push_back(k + ": " + was + " -> " + now);
+  }
+  return changes;
+}
+
 nlohmann::json to_json(const Metrics& m) {
   return {
       {"format", kMetricsFormat},
@@ -78,6 +96,7 @@ nlohmann::json to_json(const Metrics& m) {
       {"toolchain", m.toolchain},
       {"flags", m.flags},
       {"generator", m.generator},
+      {"signature", m.signature},
       {"metrics", m.values},
   };
 }
@@ -99,6 +118,9 @@ Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) 
   m.generator = j.contains("generator") ? require<std::string>(j, "generator", filename) : "";
   if (!j.contains("metrics")) throw InputError(filename, 0, "missing key 'metrics'");
   m.values = json_counts(j.at("metrics"), filename, "metrics");
+  if (j.contains("signature")) {
+    m.signature = require<std::map<std::string, std::string>>(j, "signature", filename);
+  }
   return m;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,10 +28,17 @@ struct Metrics {
   std::map<std::string, std::string> toolchain;  // tool -> version
   nlohmann::json flags = nlohmann::json::object();  // tool -> argument list
   std::string generator;
+  // What the configuration exported: symbol, calling convention, each
+  // parameter's constraint, compiler hints, bytecode version (one field per key).
+  std::map<std::string, std::string> signature;
   std::map<std::string, std::int64_t> values;
 
   std::int64_t get(const std::string& name) const;  // 0 when absent
 };
+
+// The fields of the signature that differ: "parameters[0].dtype: bfloat16 ->
+// float16" ("(none)" for a field one side lacks). Empty when they are the same.
+std::vector<std::string> signature_changes(const Metrics& baseline, const Metrics& current);
 
 // Validates names: [A-Za-z0-9_]+ for kernel and config, sm_<digits> for arch.
 void validate_test_id(const TestId& id);

@@ -167,6 +167,13 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
   return results;
 }
 
+bool every_test_must_run() {
+  const char* ci = std::getenv("CI");
+  if (!ci) return false;
+  std::string v = ci;
+  return !v.empty() && v != "0" && v != "false";
+}
+
 const char* state_for_exit(int code) {
   switch (code) {
     case kExitOk: return "pass";
@@ -175,6 +182,8 @@ const char* state_for_exit(int code) {
     case kExitToolchain: return "toolchain failure";
     case kExitNew: return "new";
     case kExitToolchainChanged: return "toolchain changed";
+    case kExitSignatureChanged: return "signature changed";
+    case kExitNotRun: return "not run";
     case kExitSkipped: return "skipped";
     default: return "error";
   }

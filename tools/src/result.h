@@ -38,6 +38,10 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
 // twice (two shards that both ran it) is an InputError naming both files.
 std::vector<TestResult> collect_results(const std::vector<std::string>& dirs);
 
+// Whether a test that cannot run must fail rather than be skipped: in CI
+// (the environment variable CI set to anything but "", "0" or "false").
+bool every_test_must_run();
+
 // State name for an error's exit code ("toolchain failure", "skipped", ...).
 const char* state_for_exit(int code);
 

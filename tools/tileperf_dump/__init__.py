@@ -21,6 +21,7 @@ with those trips; the GPU timing builds the same launch with
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.util
 import inspect
 import io
@@ -213,6 +214,46 @@ def problem_record(config: Config, name: str) -> dict | None:
     return {"grid": grid, "blocks": math.prod(grid), "trips": trips}
 
 
+def _identity_text(value) -> str:
+    """How an identity record writes a constraint field: 'float16', '(8, 1)', 'None'."""
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_identity_text(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if hasattr(value, "bitwidth") and hasattr(value, "name"):  # a cuTile DType
+        return value.name
+    if hasattr(value, "_by_target"):  # ByTarget: a value per architecture
+        per_target = ", ".join(f"{k}: {_identity_text(v)}" for k, v in sorted(value._by_target.items()))
+        return f"ByTarget({per_target}; default {value._default!r})"
+    return repr(value) if not isinstance(value, str) else value
+
+
+def _identity_fields(prefix: str, value, out: dict) -> None:
+    if dataclasses.is_dataclass(value):
+        out[f"{prefix}.kind"] = type(value).__name__
+        for f in dataclasses.fields(value):
+            _identity_fields(f"{prefix}.{f.name}", getattr(value, f.name), out)
+    else:
+        out[prefix] = _identity_text(value)
+
+
+def signature_record(config: Config, bytecode_version: str) -> dict[str, str]:
+    """What a configuration's export is, one field per key: the kernel's
+    symbol and calling convention, every parameter's constraint (dtype, rank,
+    index type, divisibility, strides, aliasing, constant values), the
+    kernel's compiler hints and the bytecode version. The gate compares it
+    with the baseline's, so that a swapped dtype or a dropped hint is never
+    compared as if it were the same kernel."""
+    signature = config.signature()
+    out = {"symbol": signature.symbol, "calling_convention": repr(signature.calling_convention),
+           "bytecode_version": bytecode_version}
+    for i, parameter in enumerate(signature.parameters):
+        _identity_fields(f"parameters[{i}]", parameter, out)
+    options = config.kernel._compiler_options
+    for f in dataclasses.fields(options):
+        out[f"hints.{f.name}"] = _identity_text(getattr(options, f.name))
+    return out
+
+
 def get_config(module, name: str) -> Config:
     configs = module.CONFIGS
     if name not in configs:
@@ -257,6 +298,7 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
         "source": str(Path(module.__file__).resolve()),
         "seconds": round(seconds, 4),
     }
+    record["signature"] = signature_record(config, bytecode_version)
     if problem is not None:
         record["problem"] = problem
     _write_atomic(out / f"{name}.tileirbc.json", (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
