@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE compare
 #include <boost/test/unit_test.hpp>
 
+#include <limits>
+
 #include "compare.h"
 #include "report.h"
 
@@ -131,4 +133,16 @@ BOOST_AUTO_TEST_CASE(total_line_and_measurements) {
   BOOST_TEST(format_measurements(m, default_like()) ==
              "<CTestMeasurement type=\"numeric/double\" name=\"sass.instructions\">100"
              "</CTestMeasurement>\n");
+}
+
+BOOST_AUTO_TEST_CASE(extreme_values_cannot_overflow_a_comparison) {
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  Comparison up = compare_metrics(metrics({{"regs", min}}), metrics({{"regs", max}}), default_like());
+  BOOST_TEST(find(up, "regs").delta() == max);
+  BOOST_TEST((find(up, "regs").verdict == Verdict::kRegressed));
+  Comparison down = compare_metrics(metrics({{"regs", max}}), metrics({{"regs", min}}), default_like());
+  BOOST_TEST(find(down, "regs").delta() == -max);
+  BOOST_TEST((find(down, "regs").verdict == Verdict::kImproved));
+  BOOST_TEST(find(down, "regs").percent() < -100.0);
 }

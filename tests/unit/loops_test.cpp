@@ -191,7 +191,7 @@ BOOST_AUTO_TEST_CASE(a_malformed_problem_is_an_error_naming_the_record) {
     return error_message([&] { problem_from_record(parse_json(text, "r.json"), "r.json"); });
   };
   BOOST_TEST(bad(R"({"problem": {"grid": [0], "trips": []}})") ==
-             "tileperf: error: r.json: problem: each grid dimension must be an integer >= 1\n");
+             "tileperf: error: r.json: problem: each grid dimension must be an integer from 1 to 2147483647\n");
   BOOST_TEST(bad(R"({"problem": {"grid": [4], "trips": [{"loop": "k"}]}})") ==
              "tileperf: error: r.json: problem: each trips entry needs 'loop', 'file', 'lines' and 'trips'\n");
   BOOST_TEST(!problem_from_record(parse_json("{}", "r.json"), "r.json").has_value());

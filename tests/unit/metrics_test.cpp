@@ -52,7 +52,42 @@ BOOST_AUTO_TEST_CASE(malformed_json_names_file_and_line) {
              "tileperf: error: m.json: missing key 'config'\n");
   auto j = to_json(sample());
   j["metrics"]["regs"] = "many";
-  BOOST_TEST(error_of_json(j.dump()) == "tileperf: error: m.json: key 'metrics' has the wrong type\n");
+  BOOST_TEST(error_of_json(j.dump()) ==
+             "tileperf: error: m.json: key 'metrics.regs' must be an integer from 0 to 9007199254740991, "
+             "got \"many\"\n");
+}
+
+BOOST_AUTO_TEST_CASE(counts_are_exact_or_refused) {
+  auto with_regs = [](const std::string& value) {
+    std::string text = to_json_text(sample());
+    return error_of_json(text.replace(text.find("\"regs\": 27"), 10, "\"regs\": " + value));
+  };
+  const std::string refused = "tileperf: error: m.json: key 'metrics.regs' must be an integer from 0 to "
+                              "9007199254740991, got ";
+  BOOST_TEST(with_regs("27.9") == refused + "27.9\n");
+  BOOST_TEST(with_regs("1e20") == refused + "1e+20\n");
+  BOOST_TEST(with_regs("-5") == refused + "-5\n");
+  BOOST_TEST(with_regs("18446744073709551615") == refused + "18446744073709551615\n");
+  BOOST_TEST(with_regs("9007199254740991").empty());
+  BOOST_TEST(with_regs("1e400") ==
+             "tileperf: error: m.json:15: invalid JSON: number overflow parsing '1e400'\n"
+             "    \"regs\": 1e400,\n");
+}
+
+BOOST_AUTO_TEST_CASE(duplicate_keys_and_deep_nesting_are_refused) {
+  std::string text = to_json_text(sample());
+  std::string twice = text;
+  twice.replace(twice.find("\"regs\": 27,"), 12, "\"regs\": 27,\n    \"regs\": 40,");
+  BOOST_TEST(error_of_json(twice) == "tileperf: error: m.json: key 'metrics.regs' appears twice\n");
+  std::string deep = "{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  BOOST_TEST(error_of_json(deep).rfind("tileperf: error: m.json:1: JSON nested deeper than 64 levels\n", 0) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(names_that_would_leave_their_folder_are_refused) {
+  auto j = to_json(sample());
+  j["kernel"] = "../../etc/passwd";
+  BOOST_TEST(error_of_json(j.dump()) ==
+             "tileperf: error: m.json: key 'kernel': '../../etc/passwd' must match [A-Za-z0-9_]+\n");
 }
 
 BOOST_AUTO_TEST_CASE(truncated_json) {

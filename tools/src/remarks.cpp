@@ -189,7 +189,7 @@ std::vector<Remark> parse_remarks(const std::string& text, const std::string& fi
     try {
       r = to_remark(doc, filename, d.first_line);
     } catch (const YAML::Exception& e) {
-      throw InputError(filename, d.first_line + std::max(0, e.mark.line), "remark field: " + e.msg);
+      throw InputError(filename, d.first_line + std::max(0, e.mark.line), "remark field of the wrong type: " + e.msg);
     }
     if (seen.insert(document_key(r)).second) out.push_back(std::move(r));
   }
