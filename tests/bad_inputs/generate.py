@@ -216,3 +216,8 @@ problem("no_grid.json", lambda p: p.pop("grid"))
 # and dump record; the fake tileiras does not read the bytecode)
 write("check/f16_1024.tileirbc", "bytecode stand-in: the fake tileiras does not read it\n")
 write("check/f16_1024.tileirbc.json", json.dumps({"bytecode_version": "13.4", "config": "f16_1024", "cuda_tile": "1.7.0", "kernel": "gelu", "seconds": 0.0, "signature": {"symbol": "gelu"}}, indent=2) + "\n")
+
+# --- a result whose state is markup: the HTML report's <title> must escape it
+markup = copy.deepcopy(result)
+markup["state"] = "<script>alert(1)</script>"
+write("html_state/gelu.f16_1024.sm_120.result.json", json.dumps(markup, indent=2) + "\n")

@@ -211,3 +211,17 @@ add_test(NAME fault.interrupted_while_a_tool_runs
     "${CMAKE_CURRENT_SOURCE_DIR}/fake_tools" "${_bad}/check/f16_1024.tileirbc"
     "${CMAKE_BINARY_DIR}/tileperf-selftest/fake_check/interrupted")
 set_tests_properties(fault.interrupted_while_a_tool_runs PROPERTIES LABELS "selftest;fault" TIMEOUT 40)
+
+# A state that is markup reaches the HTML report's <title> escaped.
+add_test(NAME report.html_title_escaped
+  COMMAND sh -c "\"$1\" report \"$2\" --html \"$3\" && grep -F '<title>tileperf: 1 &lt;script&gt;alert(1)&lt;/script&gt;</title>' \"$3\""
+    sh $<TARGET_FILE:tileperf> "${_bad}/html_state" "${CMAKE_BINARY_DIR}/tileperf-selftest/html_state.html")
+set_tests_properties(report.html_title_escaped PROPERTIES LABELS "selftest;report")
+
+# A write interrupted by SIGKILL leaves <file>.tmp.<pid>: the next write of
+# the same file removes the temporaries whose process is gone.
+add_test(NAME atomic_write.stale_temporaries_removed
+  COMMAND sh -c "mkdir -p \"$3\" && : > \"$3/r.json.tmp.4194303\" && \"$1\" report \"$2\" --json \"$3/r.json\" && test -f \"$3/r.json\" && test ! -e \"$3/r.json.tmp.4194303\""
+    sh $<TARGET_FILE:tileperf> "${CMAKE_CURRENT_SOURCE_DIR}/fixtures/results/run"
+    "${CMAKE_BINARY_DIR}/tileperf-selftest/stale_temporaries")
+set_tests_properties(atomic_write.stale_temporaries_removed PROPERTIES LABELS "selftest;report")

@@ -87,6 +87,19 @@ std::string md_diff_table(const nlohmann::json& test) {
   return out;
 }
 
+// Text safe inside an HTML element such as <title>.
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
 // JSON text safe inside <script>: no "</" sequences.
 std::string script_json(const nlohmann::json& j) {
   std::string text = j.dump();
@@ -156,7 +169,7 @@ std::string report_html(const nlohmann::json& report) {
   page.replace(at, std::string("@TILEPERF_DATA@").size(), script_json(report));
   at = page.find("@TILEPERF_TITLE@");
   page.replace(at, std::string("@TILEPERF_TITLE@").size(),
-               "tileperf: " + counts_line(report["counts"]));
+               html_escape("tileperf: " + counts_line(report["counts"])));
   return page;
 }
 
