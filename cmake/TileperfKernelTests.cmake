@@ -14,7 +14,7 @@
 #   TILEPERF_CHECKS_DIR       policy files [<top source>/checks if it holds a
 #                             default.json, else tileperf's own defaults]
 #   TILEPERF_BYTECODE_VERSION TileIR bytecode version of the dump step [13.4]
-#   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [600]
+#   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [120]
 #   TILEPERF_STRICT           fail tests whose metrics improved beyond tolerance
 #                             (stale baselines) [OFF]
 #   TILEPERF_REQUIRE_RUN      fail tests that cannot run instead of skipping them
@@ -41,7 +41,7 @@ set(TILEPERF_CHECKS_DIR "${_tileperf_checks}" CACHE PATH "tileperf policy files"
 set(TILEPERF_ARCHS "sm_120;sm_100;sm_90" CACHE STRING
   "Architectures each kernel configuration is checked for")
 set(TILEPERF_BYTECODE_VERSION "13.4" CACHE STRING "TileIR bytecode version the dump step writes")
-set(TILEPERF_TOOL_TIMEOUT "600" CACHE STRING "Seconds before tileiras or cuobjdump counts as hung")
+set(TILEPERF_TOOL_TIMEOUT "120" CACHE STRING "Seconds before tileiras or cuobjdump counts as hung")
 option(TILEPERF_STRICT "Fail perf tests whose baselines are stale (improved beyond tolerance)" OFF)
 option(TILEPERF_REQUIRE_RUN "Fail perf tests that cannot run (a tool or architecture missing) \
 instead of skipping them; also the default behaviour when CI is set" OFF)
