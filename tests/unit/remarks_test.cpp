@@ -175,3 +175,16 @@ BOOST_AUTO_TEST_CASE(yaml_matches_command_line_format) {
   BOOST_TEST(listed.size() == 4u);
   BOOST_TEST((listed == parsed));
 }
+
+BOOST_AUTO_TEST_CASE(huge_remarks_are_refused_before_yaml_reads_them) {
+  std::string huge(std::size_t(17) << 20, '#');
+  BOOST_TEST(error_of_remarks(huge + "\n...\n") ==
+             "tileperf: error: r.yaml: remarks larger than 16 MiB: tileiras writes a few kilobytes\n");
+}
+
+BOOST_AUTO_TEST_CASE(each_document_is_read_on_its_own) {
+  // yaml-cpp 0.7's LoadAll never returns on a stray ',' document.
+  std::string doc = first_lines(fixture("gelu.f16_1024.sm_120.remarks.yaml"), 10);
+  BOOST_TEST(error_of_remarks(doc + "--- !Passed\n,\n...\n") ==
+             "tileperf: error: r.yaml:11: remark document is not a mapping\n");
+}

@@ -19,6 +19,9 @@ namespace {
 // not remarks, and some shapes send yaml-cpp 0.7 into an endless loop when
 // it reads several documents at once (LoadAll): each is read on its own.
 constexpr std::size_t kMaxDocumentBytes = std::size_t(1) << 20;
+// The largest remarks file of the shipped kernels has 7 KiB; yaml-cpp reads
+// about a megabyte a second, so this bounds the time a file can take.
+constexpr std::size_t kMaxRemarksBytes = std::size_t(16) << 20;
 constexpr int kMaxFlowDepth = 32;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -175,6 +178,10 @@ std::string Remark::where() const {
 }
 
 std::vector<Remark> parse_remarks(const std::string& text, const std::string& filename) {
+  if (text.size() > kMaxRemarksBytes) {
+    throw InputError(filename, 0, fmt::format("remarks larger than {} MiB: tileiras writes a few kilobytes",
+                                              kMaxRemarksBytes >> 20));
+  }
   std::string body = trim(text);
   if (!body.empty() && !(body.size() >= 3 && body.compare(body.size() - 3, 3, "...") == 0)) {
     int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
