@@ -204,13 +204,15 @@ foreach(bad IN ITEMS 0 -5 nan inf)
     "tileperf: error: --timeout must be a positive number of seconds, got ${bad}\n" --timeout=${bad})
 endforeach()
 
-# SIGINT to tileperf while a tool hangs: the tool's whole process group ends,
-# and tileperf ends by the same signal.
-add_test(NAME fault.interrupted_while_a_tool_runs
-  COMMAND sh "${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs/interrupt.sh" $<TARGET_FILE:tileperf>
-    "${CMAKE_CURRENT_SOURCE_DIR}/fake_tools" "${_bad}/check/f16_1024.tileirbc"
-    "${CMAKE_BINARY_DIR}/tileperf-selftest/fake_check/interrupted")
-set_tests_properties(fault.interrupted_while_a_tool_runs PROPERTIES LABELS "selftest;fault" TIMEOUT 40)
+# SIGINT or SIGKILL to tileperf while a tool hangs: no process of the tool's
+# group is left, and tileperf ends by that signal.
+foreach(signal IN ITEMS INT KILL)
+  add_test(NAME fault.sig${signal}_while_a_tool_runs
+    COMMAND sh "${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs/interrupt.sh" $<TARGET_FILE:tileperf>
+      "${CMAKE_CURRENT_SOURCE_DIR}/fake_tools" "${_bad}/check/f16_1024.tileirbc"
+      "${CMAKE_BINARY_DIR}/tileperf-selftest/fake_check/sig${signal}" ${signal})
+  set_tests_properties(fault.sig${signal}_while_a_tool_runs PROPERTIES LABELS "selftest;fault" TIMEOUT 40)
+endforeach()
 
 # A state that is markup reaches the HTML report's <title> escaped.
 add_test(NAME report.html_title_escaped

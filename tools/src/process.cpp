@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,14 +98,11 @@ class SignalForwarding {
   struct sigaction old_[std::size(kForwarded)] {};
 };
 
-// In the child, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(pid_t parent, int out, int err, int report, char** argv, char** envp) {
-  ::setpgid(0, 0);
+// In the children, between fork and exec: only async-signal-safe calls.
+[[noreturn]] void exec_tool(int out, int err, int report, char** argv, char** envp) {
+  for (int sig : kForwarded) ::signal(sig, SIG_DFL);
+  ::signal(SIGUSR1, SIG_DFL);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);  // tileperf died before prctl
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::dup2(out, 1);
   ::dup2(err, 2);
   ::execvpe(argv[0], argv, envp);
@@ -112,6 +110,44 @@ class SignalForwarding {
   ssize_t ignored = ::write(report, &e, sizeof e);
   (void)ignored;
   ::_exit(127);
+}
+
+void kill_own_group(int) { ::kill(0, SIGKILL); }
+
+// Ends as the tool ended: the same exit code, or the same signal.
+[[noreturn]] void end_like(int status) {
+  if (WIFSIGNALED(status)) {
+    struct rlimit none {};
+    ::setrlimit(RLIMIT_CORE, &none);
+    ::signal(WTERMSIG(status), SIG_DFL);
+    ::kill(::getpid(), WTERMSIG(status));
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+// The leader of the tool's process group: runs the tool as its child and
+// ends as the tool ended. Should tileperf die, even by SIGKILL, the kernel
+// sends it SIGUSR1 (PR_SET_PDEATHSIG) and it kills the whole group: the tool
+// and whatever the tool started. Forwarded signals are the tool's to handle.
+[[noreturn]] void lead_group(pid_t parent, int out, int err, int report, char** argv, char** envp) {
+  ::setpgid(0, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::signal(SIGUSR1, kill_own_group);
+  ::prctl(PR_SET_PDEATHSIG, SIGUSR1);
+  if (::getppid() != parent) kill_own_group(0);  // tileperf died before prctl
+  for (int sig : kForwarded) ::signal(sig, SIG_IGN);
+  pid_t tool = ::fork();
+  if (tool == 0) exec_tool(out, err, report, argv, envp);
+  ::close(out);
+  ::close(err);
+  ::close(report);
+  int status = 0;
+  if (tool < 0) ::_exit(127);
+  while (::waitpid(tool, &status, 0) < 0 && errno == EINTR) {
+  }
+  end_like(status);
 }
 
 // Whether the process has ended (left unreaped, so its group id stays valid).
@@ -205,7 +241,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(errno)));
-  if (pid == 0) exec_child(parent, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data());
+  if (pid == 0) lead_group(parent, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data());
   ::setpgid(pid, pid);
   SignalForwarding forwarding(pid);
   out.close_end(1);

@@ -4,8 +4,10 @@
 // returns by its deadline: on timeout the whole group is killed, also when
 // the program closed its pipes and hangs. Output past a cap kills it too.
 // SIGINT, SIGTERM and SIGHUP received meanwhile are passed on to the group;
-// once it is gone, tileperf ends with the same signal. If tileperf dies, the
-// kernel kills the program (PR_SET_PDEATHSIG).
+// once it is gone, tileperf ends with the same signal. The group's leader is a
+// small process of tileperf's that runs the program and ends as it ended; if
+// tileperf dies, even by SIGKILL, the kernel tells the leader
+// (PR_SET_PDEATHSIG), which kills the whole group.
 #pragma once
 
 #include <cstddef>
