@@ -121,9 +121,13 @@ endmacro()
 # (TILEPERF_REQUIRE_RUN, or CI set when the test runs).
 function(_tileperf_not_run_command out kernel config arch work)
   list(JOIN _TILEPERF_MISSING ", " missing)
+  set(what "nothing was measured")
+  if(config STREQUAL "configs_unknown")
+    set(what "the configurations of ${kernel} could not be listed and nothing was measured")
+  endif()
   set(command "$<TARGET_FILE:tileperf::tileperf>" not-run --kernel "${kernel}" --config "${config}"
     --arch "${arch}" --work-dir "${work}"
-    --reason "${missing} not found when the project was configured (see the configure log for what to install), so nothing was measured")
+    --reason "${missing} not found when the project was configured (see the configure log for what to install), so ${what}")
   if(TILEPERF_REQUIRE_RUN)
     list(APPEND command --require-run)
   endif()
@@ -131,12 +135,13 @@ function(_tileperf_not_run_command out kernel config arch work)
 endfunction()
 
 # _tileperf_add_dump(NAME <test> SOURCE <py> OUT_DIR <dir> FIXTURE <fixture>
-#                    CONFIGS <cfg>... LABELS <label>... [REQUIRES <fixture>])
-#   A test that exports the configurations of SOURCE to <OUT_DIR>/<cfg>.tileirbc
-#   through pytest. It sets up FIXTURE for the tests that compile the bytecode.
+#                    [CONFIGS <cfg>...] LABELS <label>... [REQUIRES <fixture>])
+#   A test that exports the configurations of SOURCE (every one of its CONFIGS
+#   unless CONFIGS names some) to <OUT_DIR>/<cfg>.tileirbc through pytest. It
+#   sets up FIXTURE for the tests that compile the bytecode.
 function(_tileperf_add_dump)
   _tileperf_parse(_tileperf_add_dump "" "NAME;SOURCE;OUT_DIR;FIXTURE;REQUIRES"
-    "CONFIGS;LABELS" "NAME;SOURCE;OUT_DIR;FIXTURE;CONFIGS" ${ARGN})
+    "CONFIGS;LABELS" "NAME;SOURCE;OUT_DIR;FIXTURE" ${ARGN})
   list(JOIN arg_CONFIGS "," configs)
   add_test(NAME "${arg_NAME}"
     COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${TILEPERF_PYTHON_DIR}"
@@ -165,11 +170,60 @@ function(_tileperf_check_command out)
     --kernel "${arg_KERNEL}" --config "${arg_CONFIG}" --arch "${arg_ARCH}"
     --bytecode "${arg_BYTECODE}" --work-dir "${arg_WORK_DIR}"
     --baseline "${arg_BASELINE}" --checks "${arg_CHECKS_DIR}"
-    --tileiras "${Tileiras_EXECUTABLE}" --cuobjdump "${Cuobjdump_EXECUTABLE}"
+    --toolchain "${TILEPERF_WORK_DIR}/toolchain.json"
     --timeout "${TILEPERF_TOOL_TIMEOUT}"
     --update-command "TILEPERF_FILTER='${filter}' cmake --build ${CMAKE_BINARY_DIR} --target update_baselines"
     ${arg_EXTRA}
     PARENT_SCOPE)
+endfunction()
+
+# _tileperf_add_toolchain_probe(): the test `toolchain.probe` (once per
+# project), a fixture of every perf test: `tileperf toolchain` asks each tool
+# its release once per run (or keeps the record of unchanged tools), and every
+# check reads that record.
+function(_tileperf_add_toolchain_probe)
+  get_property(added GLOBAL PROPERTY TILEPERF_TOOLCHAIN_PROBE)
+  if(added OR _TILEPERF_MISSING)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY TILEPERF_TOOLCHAIN_PROBE TRUE)
+  add_test(NAME toolchain.probe
+    COMMAND tileperf::tileperf toolchain --tileiras "${Tileiras_EXECUTABLE}"
+      --cuobjdump "${Cuobjdump_EXECUTABLE}" --out "${TILEPERF_WORK_DIR}/toolchain.json")
+  set_tests_properties(toolchain.probe PROPERTIES
+    FIXTURES_SETUP tileperf.toolchain LABELS "perf;toolchain" TIMEOUT 120)
+endfunction()
+
+# _tileperf_list_configs(<out-var> <source> <manifest>)
+#   The configuration names of a kernel file's CONFIGS, listed by the dump
+#   driver's Python into <manifest>. Stops configure when the file cannot be
+#   loaded. Without cuTile it sets "configs_unknown": one test per
+#   architecture then says why nothing could be measured.
+function(_tileperf_list_configs out source manifest)
+  if("CudaTile" IN_LIST _TILEPERF_MISSING)
+    set(${out} configs_unknown PARENT_SCOPE)
+    return()
+  endif()
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${TILEPERF_PYTHON_DIR}"
+      "${TILEPERF_PYTHON}" -m tileperf_dump.manifest "${source}" "${manifest}"
+    RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tileperf_add_kernel_tests: cannot list the configurations of ${source}:\n${err}")
+  endif()
+  file(READ "${manifest}" json)
+  string(JSON n LENGTH "${json}" configs)
+  if(n EQUAL 0)
+    message(FATAL_ERROR "tileperf_add_kernel_tests: ${source} defines no configuration")
+  endif()
+  set(configs "")
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON config GET "${json}" configs ${i})
+    _tileperf_check_name(configuration "${config}")
+    list(APPEND configs "${config}")
+  endforeach()
+  set(${out} "${configs}" PARENT_SCOPE)
 endfunction()
 
 # tileperf_add_kernel_tests
@@ -183,9 +237,9 @@ endfunction()
 #   KERNEL <name>        kernel name, [A-Za-z0-9_]+; names the tests and the
 #                        baseline folder. Required.
 #   SOURCE <file.py>     the kernel file; it defines CONFIGS (see
-#                        tools/tileperf_dump). Default: <KERNEL>.py in the
-#                        current source folder.
-#   CONFIGS <name>...    configurations (keys of CONFIGS) to check. Required.
+#                        tools/tileperf_dump), the one list of its
+#                        configurations: each gets its tests. Default:
+#                        <KERNEL>.py in the current source folder.
 #   ARCHS <sm_XX>...     architectures. Default: TILEPERF_ARCHS.
 #   BASELINE_DIR <dir>   where <config>.<arch>.json baselines live.
 #                        Default: TILEPERF_BASELINE_DIR/<KERNEL>.
@@ -193,20 +247,20 @@ endfunction()
 #   LABELS <label>...    extra labels for every test.
 #
 # Usage:
-#   tileperf_add_kernel_tests(KERNEL softmax CONFIGS f16_1024 f32_4096
-#                             ARCHS sm_120 sm_90)
+#   tileperf_add_kernel_tests(KERNEL softmax ARCHS sm_120 sm_90)
 #
 # Stops the configure step on unknown keywords, missing arguments, repeated
-# kernels, configurations or architectures, and malformed names.
+# kernels or architectures, malformed names, and a kernel file whose
+# configurations cannot be listed.
 function(tileperf_add_kernel_tests)
   _tileperf_parse(tileperf_add_kernel_tests ""
-    "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS" "KERNEL;CONFIGS" ${ARGN})
+    "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS" "KERNEL" ${ARGN})
+  if(DEFINED arg_CONFIGS OR "CONFIGS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "tileperf_add_kernel_tests: CONFIGS is not an argument: every "
+      "configuration of the kernel file's CONFIGS is tested (the file is their one list)")
+  endif()
   set(kernel "${arg_KERNEL}")
   _tileperf_check_name(kernel "${kernel}")
-  foreach(config IN LISTS arg_CONFIGS)
-    _tileperf_check_name(configuration "${config}")
-  endforeach()
-  _tileperf_check_unique("configuration" ${arg_CONFIGS})
 
   if(NOT DEFINED arg_ARCHS)
     set(arg_ARCHS ${TILEPERF_ARCHS})
@@ -239,19 +293,19 @@ function(tileperf_add_kernel_tests)
   if(NOT DEFINED arg_CHECKS_DIR)
     set(arg_CHECKS_DIR "${TILEPERF_CHECKS_DIR}")
   endif()
-  # One list entry per kernel: kernel|source|config,config,...|arch,arch,...
-  list(JOIN arg_CONFIGS "," configs_csv)
-  list(JOIN arg_ARCHS "," archs_csv)
-  set_property(GLOBAL APPEND PROPERTY TILEPERF_REGISTRATIONS
-    "${kernel}|${source}|${configs_csv}|${archs_csv}")
-
   set(work "${TILEPERF_WORK_DIR}/${kernel}")
+  _tileperf_list_configs(configs "${source}" "${work}/configs.json")
+  set_property(GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${kernel} "${source}")
+  set_property(GLOBAL PROPERTY TILEPERF_KERNEL_CONFIGS_${kernel} "${configs}")
+  set_property(GLOBAL PROPERTY TILEPERF_KERNEL_ARCHS_${kernel} "${arg_ARCHS}")
+
   set(fixture "tileperf.dump.${kernel}")
+  _tileperf_add_toolchain_probe()
   if(NOT _TILEPERF_MISSING)
     _tileperf_add_dump(NAME "dump.${kernel}" SOURCE "${source}" OUT_DIR "${work}"
-      FIXTURE "${fixture}" CONFIGS ${arg_CONFIGS} LABELS perf dump "${kernel}" ${arg_LABELS})
+      FIXTURE "${fixture}" LABELS perf dump "${kernel}" ${arg_LABELS})
   endif()
-  foreach(config IN LISTS arg_CONFIGS)
+  foreach(config IN LISTS configs)
     foreach(arch IN LISTS arg_ARCHS)
       set(test "perf.${kernel}.${config}.${arch}")
       if(_TILEPERF_MISSING)
@@ -276,7 +330,7 @@ function(tileperf_add_kernel_tests)
       set_tests_properties("${test}" PROPERTIES
         LABELS "perf;${arch};${kernel};${arg_LABELS}"
         SKIP_RETURN_CODE 77
-        FIXTURES_REQUIRED "${fixture}"
+        FIXTURES_REQUIRED "${fixture};tileperf.toolchain"
         TIMEOUT 900)
     endforeach()
   endforeach()
@@ -289,17 +343,15 @@ endfunction()
 # line of the kernel file's docstring, configurations, architectures, and a
 # total line. Call it after every tileperf_add_kernel_tests.
 function(tileperf_write_kernel_table file)
-  get_property(registrations GLOBAL PROPERTY TILEPERF_REGISTRATIONS)
+  get_property(kernels GLOBAL PROPERTY TILEPERF_KERNELS)
   set(text "| kernel | what it computes | configurations | architectures |\n")
   string(APPEND text "| --- | --- | --- | --- |\n")
   set(n_configs 0)
   set(n_tests 0)
-  foreach(entry IN LISTS registrations)
-    string(REPLACE "|" ";" fields "${entry}")
-    list(GET fields 0 kernel)
-    list(GET fields 1 source)
-    list(GET fields 2 configs)
-    list(GET fields 3 archs)
+  foreach(kernel IN LISTS kernels)
+    get_property(source GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${kernel})
+    get_property(config_list GLOBAL PROPERTY TILEPERF_KERNEL_CONFIGS_${kernel})
+    get_property(arch_list GLOBAL PROPERTY TILEPERF_KERNEL_ARCHS_${kernel})
     # The docstring's first sentence (or first paragraph), on one line.
     file(READ "${source}" source_text)
     set(doc "")
@@ -311,18 +363,16 @@ function(tileperf_write_kernel_table file)
     string(REGEX REPLACE "^([^.]*\\.) .*$" "\\1" doc "${doc}")
     string(STRIP "${doc}" doc)
     string(REPLACE "|" "\\|" doc "${doc}")
-    string(REPLACE "," ";" config_list "${configs}")
-    string(REPLACE "," ";" arch_list "${archs}")
     list(LENGTH config_list nc)
     list(LENGTH arch_list na)
     math(EXPR n_configs "${n_configs} + ${nc}")
     math(EXPR n_tests "${n_tests} + ${nc} * ${na}")
-    string(REPLACE "," ", " configs "${configs}")
-    string(REPLACE "," ", " archs "${archs}")
+    list(JOIN config_list ", " configs)
+    list(JOIN arch_list ", " archs)
     file(RELATIVE_PATH link "${CMAKE_SOURCE_DIR}" "${source}")
     string(APPEND text "| [`${kernel}`](${link}) | ${doc} | ${configs} | ${archs} |\n")
   endforeach()
-  list(LENGTH registrations n_kernels)
+  list(LENGTH kernels n_kernels)
   string(APPEND text "\n${n_kernels} kernels, ${n_configs} configurations, ${n_tests} perf tests.\n")
   set(old "")
   if(EXISTS "${file}")

@@ -19,18 +19,6 @@ function(_tileperf_wheel_bin_dir out python)
   set(${out} "${dir}" PARENT_SCOPE)
 endfunction()
 
-# _tileperf_tool_version(<out-var> <executable>)
-#   "13.4.92" from the "release 13.4, V13.4.92" line of `<executable> --version`.
-function(_tileperf_tool_version out exe)
-  execute_process(COMMAND "${exe}" --version
-    OUTPUT_VARIABLE text ERROR_VARIABLE text RESULT_VARIABLE rc)
-  set(version "")
-  if(rc EQUAL 0 AND text MATCHES "release [0-9.]+, V([0-9]+\\.[0-9]+\\.[0-9]+)")
-    set(version "${CMAKE_MATCH_1}")
-  endif()
-  set(${out} "${version}" PARENT_SCOPE)
-endfunction()
-
 # _tileperf_find_tool(<var> <name> <doc>)
 #   find_program for a CUDA tool: the wheels' bin folder of TILEPERF_PYTHON
 #   (or CudaTile_PYTHON) first, then PATH, then $CUDA_HOME/bin.

@@ -74,6 +74,9 @@ BOOST_AUTO_TEST_CASE(a_mutant_expecting_its_signature_must_end_as_signature_chan
   BOOST_TEST(judge_edit(mutant({"signature"}), &r).text ==
              "escaped (state regressed, not signature changed)");
   BOOST_TEST(!judge_edit(mutant({"sass.instructions"}), &changed).as_expected);
+  // A mutant of the configuration: another signature, and the metric moved.
+  changed.diff.push_back({{"metric", "sass.instructions"}, {"verdict", "regressed"}});
+  BOOST_TEST(judge_edit(mutant({"sass.instructions"}), &changed).as_expected);
 }
 
 BOOST_AUTO_TEST_CASE(a_noop_edit_is_clean_only_when_its_exact_check_passed) {

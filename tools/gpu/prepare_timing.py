@@ -60,15 +60,13 @@ def cmake_cache(build: Path) -> dict[str, str]:
     return values
 
 
-def registrations(kernels_dir: Path) -> dict[str, str]:
-    """Kernel file name -> registered kernel name, from kernels/CMakeLists.txt."""
-    text = (kernels_dir / "CMakeLists.txt").read_text()
+def registrations(work_dir: Path) -> dict[str, str]:
+    """Kernel file name -> registered kernel name, from the configuration
+    lists configure wrote (build/tileperf/<kernel>/configs.json)."""
     out = {}
-    for call in re.findall(r"tileperf_add_kernel_tests\s*\(([^)]*)\)", text):
-        words = call.split()
-        name = words[words.index("KERNEL") + 1]
-        source = words[words.index("SOURCE") + 1] if "SOURCE" in words else f"{name}.py"
-        out[Path(source).name] = name
+    for manifest in sorted(work_dir.glob("*/configs.json")):
+        source = json.loads(manifest.read_text())["source"]
+        out[Path(source).name] = manifest.parent.name
     return out
 
 
@@ -270,7 +268,7 @@ def main(argv=None) -> int:
     store = Store(out)
     shutil.copytree(TOP / "tools/tileperf_dump", out / "py/tileperf_dump",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    regs = registrations(TOP / "kernels")
+    regs = registrations(args.build / "tileperf")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for patch in patches:

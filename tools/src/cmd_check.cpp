@@ -23,6 +23,7 @@
 #include "result.h"
 #include "text.h"
 #include "toolchain.h"
+#include "toolchain_record.h"
 
 namespace tileperf {
 
@@ -35,6 +36,7 @@ struct CheckOptions {
   TestId id;
   std::string bytecode, dump_info, work_dir, baseline, checks = "checks";
   std::string edit, edit_manifest;  // a self-test of an edited kernel: judge the check
+  std::string toolchain_file;      // the probed toolchain record (else the tools are asked)
   std::string update_command = "cmake --build <build-dir> --target update_baselines";
   Toolchain tc;
   bool update = false, exact = false, verbose = false, strict = false, require_run = false;
@@ -73,21 +75,17 @@ std::map<std::string, std::string> signature_of(const nlohmann::json& dump, cons
   }
 }
 
-Metrics measure(const CheckOptions& o, const nlohmann::json& dump, TestResult& result,
-                LoopReport& loops) {
-  auto archs = tileiras_architectures(o.tc.tileiras);
+Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohmann::json& dump,
+                TestResult& result, LoopReport& loops) {
+  const auto& archs = tools.architectures;
   if (std::find(archs.begin(), archs.end(), o.id.arch) == archs.end()) {
     throw SkipError(fmt::format("{} is not supported by {} (it knows: {})", o.id.arch,
                                 o.tc.tileiras, fmt::join(archs, " ")));
   }
   Metrics m;
   m.id = o.id;
-  m.toolchain["tileiras"] = tool_version(o.tc.tileiras);
-  m.toolchain["tileirdisasm"] = tool_version(o.tc.tileirdisasm());
-  m.toolchain["cuobjdump"] = tool_version(o.tc.cuobjdump);
   // cuobjdump --dump-sass runs nvdisasm: its release shapes the listing too.
-  fs::path nvdisasm = fs::path(o.tc.cuobjdump).parent_path() / "nvdisasm";
-  if (fs::exists(nvdisasm)) m.toolchain["nvdisasm"] = tool_version(nvdisasm.string());
+  for (const auto& [name, tool] : tools.tools) m.toolchain[name] = tool.version;
   m.signature = signature_of(dump, o.dump_info);
   m.toolchain["cuda_tile"] = dump.value("cuda_tile", "unknown");
   m.toolchain["bytecode"] = dump.value("bytecode_version", "unknown");
@@ -178,13 +176,6 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
                                  o.update_command);
     return kExitToolchainChanged;
   }
-  if (auto changes = signature_changes(baseline, current); !changes.empty()) {
-    result.state = "signature changed";
-    result.message = fmt::format("the configuration exports another kernel than the baseline's "
-                                 "({}); nothing compared; if intended, update with: {}",
-                                 fmt::join(changes, "; "), o.update_command);
-    return kExitSignatureChanged;
-  }
   Comparison c = compare_metrics(baseline, current, policy, o.exact);
   result.seconds["compare"] = since(t);
   result.set_diff(c);
@@ -210,6 +201,17 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
            (d.name.rfind("loop.", 0) == 0 || d.name.rfind("cost.", 0) == 0);
   });
   if (loop_moved) report += format_main_loop(loops);
+  // Another export than the baseline's fails whatever moved; the metrics are
+  // still shown for the review.
+  if (auto changes = signature_changes(baseline, current); !changes.empty()) {
+    result.state = "signature changed";
+    result.message = fmt::format("the configuration exports another kernel than the baseline's "
+                                 "({}){}; if intended, update with: {}",
+                                 fmt::join(changes, "; "),
+                                 result.message.empty() ? "" : "; " + result.message,
+                                 o.update_command);
+    return kExitSignatureChanged;
+  }
   if (c.state == TestState::kRegressed || result.state == "stale") return kExitRegression;
   return kExitOk;
 }
@@ -241,10 +243,21 @@ int judged(const EditExpectation& edit, const TestResult& result) {
   return v.as_expected ? kExitOk : kExitRegression;
 }
 
-int check(const CheckOptions& o, TestResult& result, std::string& report) {
+// The toolchain: the probed record when there is one (checked unchanged on
+// disk), else the tools asked now.
+ToolchainRecord toolchain_of(CheckOptions& o) {
+  if (o.toolchain_file.empty()) return probe_toolchain(o.tc);
+  ToolchainRecord r = read_toolchain_record(o.toolchain_file);
+  require_unchanged(r, o.toolchain_file);
+  o.tc = r.toolchain(o.tc.timeout_seconds, o.toolchain_file);
+  return r;
+}
+
+int check(CheckOptions& o, TestResult& result, std::string& report) {
   nlohmann::json dump = read_dump_info(o);
+  ToolchainRecord tools = toolchain_of(o);
   LoopReport loops;
-  Metrics current = measure(o, dump, result, loops);
+  Metrics current = measure(o, tools, dump, result, loops);
   Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
   int code = o.update ? update_baseline(o, policy, current, result, report)
                       : compare_with_baseline(o, policy, current, loops, result, report);
@@ -268,8 +281,12 @@ int run_check(const Args& args) {
   app.add_option("--work-dir", o.work_dir, "folder for the cubin, listings and results")->required();
   app.add_option("--baseline", o.baseline, "baseline metrics JSON")->required();
   app.add_option("--checks", o.checks, "folder of policy files")->capture_default_str();
-  app.add_option("--tileiras", o.tc.tileiras, "tileiras executable")->required();
-  app.add_option("--cuobjdump", o.tc.cuobjdump, "cuobjdump executable")->required();
+  auto* tileiras = app.add_option("--tileiras", o.tc.tileiras, "tileiras executable");
+  auto* cuobjdump = app.add_option("--cuobjdump", o.tc.cuobjdump, "cuobjdump executable");
+  auto* record = app.add_option("--toolchain", o.toolchain_file,
+                                "the toolchain record of `tileperf toolchain` (instead of "
+                                "--tileiras and --cuobjdump)");
+  record->excludes(tileiras)->excludes(cuobjdump);
   app.add_option("--timeout", o.tc.timeout_seconds, "seconds before a tool counts as hung")
       ->capture_default_str();
   app.add_option("--update-command", o.update_command, "command shown to create baselines");
@@ -287,6 +304,9 @@ int run_check(const Args& args) {
   app.add_option("--edit-manifest", o.edit_manifest, "the edits manifest naming --edit's expectations");
   if (parse_args(app, args)) return kExitOk;
   validate_test_id(o.id);
+  if (o.toolchain_file.empty() && (o.tc.tileiras.empty() || o.tc.cuobjdump.empty())) {
+    throw UsageError("check: give --toolchain, or --tileiras and --cuobjdump");
+  }
   if (o.dump_info.empty()) o.dump_info = o.bytecode + ".json";
   o.update = o.update || update_requested();
   std::optional<EditExpectation> edit;

@@ -1,9 +1,10 @@
 // The gate's self-test: edits of shipped kernels (tests/mutants,
 // tests/noop) and the verdict on each check of an edited kernel.
 //
-// A mutant is caught when its check regressed and every metric its patch
-// expects is, by its exact name, over its limit or the metric of a broken
-// invariant (a set invariant, "<prefix>.* == {...}", names its prefix). A
+// A mutant is caught when its check failed (regressed, or signature changed:
+// a mutant of the configuration changes what is exported) and every metric
+// its patch expects is, by its exact name, over its limit or the metric of a
+// broken invariant (a set invariant, "<prefix>.* == {...}", names its prefix). A
 // no-op edit is clean when its check, run with --exact, moved nothing. A
 // mutant that expects "signature" must end as "signature changed": it
 // exports another kernel (a dtype, a constraint, a hint) than the baseline's.
