@@ -197,8 +197,8 @@ tileperf_fake_check(cuobjdump_error_exit0 ok error0 4
   "cuobjdump --dump-sass [^\n]* failed \\(exit 0, but it reported an error\\): cuobjdump fatal   : Could not open")
 tileperf_fake_check(cuobjdump_prints_nothing ok empty 4
   "cuobjdump --dump-sass [^\n]* failed \\(exit 0, but it printed nothing\\)")
-tileperf_fake_check(cuobjdump_cuts_listing ok truncated 2
-  "tileperf: error: [^\n]*/f16_1024\\.sm_100\\.sass:40: listing is truncated: function 'gelu' has no end marker")
+tileperf_fake_check(cuobjdump_cuts_listing ok truncated 4
+  "tileperf: error: cuobjdump --dump-sass [^\n]*\\.cubin printed output that tileperf cannot read: [^\n]*/f16_1024\\.sm_100\\.sass:40: listing is truncated: function 'gelu' has no end marker")
 foreach(bad IN ITEMS 0 -5 nan inf)
   tileperf_fake_check(timeout_${bad} ok none 2
     "tileperf: error: --timeout must be a positive number of seconds, got ${bad}\n" --timeout=${bad})

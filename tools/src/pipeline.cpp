@@ -140,6 +140,7 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
                              const std::string& keep_prefix) {
   check_cubin(cubin);
   ToolOutputs o;
+  o.from_tools = true;
   o.sass_text = run_cuobjdump(tc, {std::begin(kSassArgs), std::end(kSassArgs)}, cubin);
   o.res_usage_text = run_cuobjdump(tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);
   o.tileir_text = run_tileirdisasm(tc, bytecode);
@@ -157,11 +158,29 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
   return o;
 }
 
+namespace {
+
+// Parses what `tool` printed; when it ran just now, an error in its output
+// is its failure: exit 0 with a listing cut short, say.
+template <typename Parse>
+auto parse_output(const ToolOutputs& outputs, const std::string& tool, Parse parse) {
+  try {
+    return parse();
+  } catch (const InputError& e) {
+    if (!outputs.from_tools) throw;
+    throw ToolError(fmt::format("{} printed output that tileperf cannot read: {}", tool, e.what()));
+  }
+}
+
+}  // namespace
+
 Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem) {
   std::istringstream sass_in(outputs.sass_text);
   std::istringstream res_in(outputs.res_usage_text);
-  SassListing sass = parse_sass(sass_in, outputs.sass_name);
-  ResourceUsage res = parse_resource_usage(res_in, outputs.res_usage_name);
+  SassListing sass = parse_output(outputs, "cuobjdump --dump-sass " + cubin,
+                                  [&] { return parse_sass(sass_in, outputs.sass_name); });
+  ResourceUsage res = parse_output(outputs, "cuobjdump -res-usage " + cubin,
+                                   [&] { return parse_resource_usage(res_in, outputs.res_usage_name); });
   std::string cubin_data = read_file(cubin);
   ElfFile elf = parse_elf(cubin_data, cubin);
   Measurement out;
@@ -177,7 +196,9 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   out.values.merge(loop_metrics(out.loops, problem));
   for (const auto& note : out.loops.notes) out.notes.push_back(note);
   if (!outputs.tileir_name.empty()) {
-    out.values.merge(tileir_metrics(parse_tileir(outputs.tileir_text, outputs.tileir_name)));
+    auto tileir = parse_output(outputs, "tileirdisasm",
+                               [&] { return parse_tileir(outputs.tileir_text, outputs.tileir_name); });
+    out.values.merge(tileir_metrics(tileir));
   }
   for (auto& note : resource_notes(out.values)) out.notes.push_back(std::move(note));
   return out;

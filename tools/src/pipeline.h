@@ -21,6 +21,9 @@ struct ToolOutputs {
   std::string res_usage_text, res_usage_name;  // cuobjdump -res-usage
   std::string remarks_text, remarks_name;      // tileiras YAML remarks (optional)
   std::string tileir_text, tileir_name;        // tileirdisasm output (optional)
+  // Run just now (not captured earlier): output tileperf cannot read is then
+  // the tool's failure (a ToolError naming it), not the input's.
+  bool from_tools = false;
 };
 
 // Runs cuobjdump on `cubin` and tileirdisasm on `bytecode`, reads the
