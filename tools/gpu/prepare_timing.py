@@ -224,6 +224,30 @@ def prepare_role(*, role: str, store: Store, source_now: bytes, file_name: str, 
     }
 
 
+def config_rows(args, regs: dict[str, str], store: Store, bytecode_version: str, tileiras: str,
+                tmp: Path) -> list[dict]:
+    """One row per registered configuration: the gate's own bytecode and cubin."""
+    rows = []
+    for file_name, kernel in sorted(regs.items(), key=lambda kv: kv[1]):
+        manifest = json.loads((args.build / "tileperf" / kernel / "configs.json").read_text())
+        source = Path(manifest["source"])
+        for config in manifest["configs"]:
+            print(f"{kernel} {config}", flush=True)
+            row = {"id": f"{kernel}.{config}", "kind": "config", "kernel": kernel,
+                   "file": file_name, "config": config, "arch": args.arch}
+            try:
+                row["base"] = prepare_role(role="base", store=store, source_now=source.read_bytes(),
+                                           file_name=file_name, gate_dir=args.build / "tileperf" / kernel,
+                                           gate_src=source, config=config, arch=args.arch,
+                                           bytecode_version=bytecode_version, tileiras=tileiras,
+                                           work=tmp / kernel, log=print)
+            except Exception as e:  # the row is kept, with the reason
+                row["error"] = f"{type(e).__name__}: {e}"
+                print(f"    error: {row['error']}", flush=True)
+            rows.append(row)
+    return rows
+
+
 def rel(path: Path) -> str:
     try:
         return str(Path(path).resolve().relative_to(TOP))
@@ -235,9 +259,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("patches", nargs="*", type=Path,
                     help="patch files or names (default: tests/mutants/*.patch tests/noop/*.patch)")
-    ap.add_argument("-o", "--out", type=Path, default=TOP / ".timing")
+    ap.add_argument("-o", "--out", type=Path,
+                    help="the folder to write (default: .timing, with --configs .gate-cubins)")
     ap.add_argument("--build", type=Path, default=TOP / "build")
     ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--configs", action="store_true",
+                    help="one row per registered configuration (the gate's cubins, no edit), "
+                         "for the correctness tests (kernels/test_correctness.py) instead of "
+                         "the edit corpus")
     args = ap.parse_args(argv)
 
     cache = cmake_cache(args.build)
@@ -262,7 +291,7 @@ def main(argv=None) -> int:
     else:
         patches = sorted(corpus["mutant"].glob("*.patch")) + sorted(corpus["noop"].glob("*.patch"))
 
-    out = args.out.resolve()
+    out = (args.out or TOP / (".gate-cubins" if args.configs else ".timing")).resolve()
     if out.exists():
         shutil.rmtree(out)
     store = Store(out)
@@ -271,6 +300,9 @@ def main(argv=None) -> int:
     regs = registrations(args.build / "tileperf")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        if args.configs:
+            rows = config_rows(args, regs, store, bytecode_version, tileiras, Path(tmp))
+            patches = []
         for patch in patches:
             head = patch_header(patch)
             name = patch.name.removesuffix(".patch")

@@ -1,18 +1,13 @@
 #!/usr/bin/env bash
 # Runs kernels/test_correctness.py on a CUDA machine that has PyTorch and
-# cuTile but no tileiras: tools/gpu/tileiras_stub.py stands in for the
-# compiler, serving cubins compiled elsewhere by the real tileiras and
-# recording the bytecode of any it lacks (then: tools/gpu/precompile.sh here,
-# and run again).
-#   tools/gpu/run_correctness.sh <store-dir> <record-dir> [pytest arguments]
+# cuTile but no tileiras, with the very cubins the gate measured: the store
+# that `tools/gpu/prepare_timing.sh --configs` made where the gate runs
+# (default .gate-cubins/). Exits 77 when every case was skipped.
+#   tools/gpu/run_correctness.sh [store-dir] [pytest arguments]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-store=$(cd "$1" && pwd) record=$2
-shift 2
-stub_bin=$(mktemp -d)
-printf '#!/bin/sh\nexec %s %s "$@"\n' "$(command -v python3)" "$top/tools/gpu/tileiras_stub.py" \
-  > "$stub_bin/tileiras"
-chmod +x "$stub_bin/tileiras"
-export PATH=$stub_bin:$PATH TILEPERF_STUB_STORE=$store TILEPERF_STUB_RECORD=$record
+store=${1:-$top/.gate-cubins}
+[[ $# -gt 0 ]] && shift
+export TILEPERF_GATE_STORE=$(cd "$store" && pwd)
 export PYTHONPATH=$top/tools${PYTHONPATH:+:$PYTHONPATH}
-python3 -m pytest -p no:cacheprovider -rs "$top/kernels/test_correctness.py" "$@"
+python3 -m pytest -p no:cacheprovider -rs --rootdir "$top/kernels" "$top/kernels/test_correctness.py" "$@"
