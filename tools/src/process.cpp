@@ -219,6 +219,42 @@ void check_timeout(double seconds) {
   }
 }
 
+// Starts the tool in a process group of its own; ToolError when it cannot
+// be run at all.
+pid_t start_tool(const std::vector<std::string>& argv, const ProcessOptions& options, Pipe& out, Pipe& err) {
+  Pipe report;
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = child_environment(options);
+  auto c_args = c_strings(args);
+  auto c_env = c_strings(env);
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(errno)));
+  if (pid == 0) lead_group(parent, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data());
+  ::setpgid(pid, pid);
+  out.close_end(1);
+  err.close_end(1);
+  report.close_end(1);
+  int exec_errno = 0;
+  if (::read(report.fd[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    ::waitpid(pid, nullptr, 0);
+    throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(exec_errno)));
+  }
+  return pid;
+}
+
+// Ends what is left of the tool's group and records how the tool ended.
+void reap(pid_t pid, Outcome outcome, Clock::time_point start, ProcessResult& r) {
+  ::kill(-pid, SIGKILL);  // nothing of the tool outlives the call
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.timed_out = outcome == Outcome::kTimedOut;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status) && outcome == Outcome::kExited) r.signal = WTERMSIG(status);
+}
+
 }  // namespace
 
 std::string ProcessResult::describe() const {
@@ -230,42 +266,18 @@ std::string ProcessResult::describe() const {
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   check_timeout(options.timeout_seconds);
-  Pipe out, err, report;
-  std::vector<std::string> args = argv;
-  std::vector<std::string> env = child_environment(options);
-  auto c_args = c_strings(args);
-  auto c_env = c_strings(env);
+  Pipe out, err;
   auto start = Clock::now();
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(options.timeout_seconds));
-  pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(errno)));
-  if (pid == 0) lead_group(parent, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data());
-  ::setpgid(pid, pid);
+  pid_t pid = start_tool(argv, options, out, err);
   SignalForwarding forwarding(pid);
-  out.close_end(1);
-  err.close_end(1);
-  report.close_end(1);
-  int exec_errno = 0;
-  if (::read(report.fd[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    ::waitpid(pid, nullptr, 0);
-    throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(exec_errno)));
-  }
-
   ProcessResult r;
   r.max_output_bytes = options.max_output_bytes;
   Outcome outcome = supervise(pid, out, err, deadline, options.max_output_bytes, r);
   if (outcome == Outcome::kInterrupted) wait_until(pid, std::min(deadline, Clock::now() + kGrace));
-  ::kill(-pid, SIGKILL);  // nothing of the tool outlives the call
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  reap(pid, outcome, start, r);
   if (outcome == Outcome::kInterrupted) SignalForwarding::reraise();
-  r.timed_out = outcome == Outcome::kTimedOut;
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status) && outcome == Outcome::kExited) r.signal = WTERMSIG(status);
   return r;
 }
 
