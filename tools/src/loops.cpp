@@ -10,6 +10,7 @@
 
 #include "cfg.h"
 #include "isa.h"
+#include "json_input.h"
 
 namespace tileperf {
 
@@ -292,6 +293,18 @@ LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options)
   return report;
 }
 
+namespace {
+
+// A cost estimate as a metric: rounded, and held at kMaxCount (a problem of
+// 2^40 blocks with deep loops can go past it) so that it stays a count.
+std::int64_t cost_metric(double cycles) {
+  if (!(cycles > 0)) return 0;
+  if (cycles >= static_cast<double>(kMaxCount)) return kMaxCount;
+  return std::llround(cycles);
+}
+
+}  // namespace
+
 std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem) {
   std::map<std::string, std::int64_t> m;
   std::int64_t count = 0, spin = 0, depth = 0;
@@ -333,12 +346,12 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const
     body_metrics("loop.main.", main);
     m["loop.main.depth"] = main.depth;
     m["loop.main.trips"] = main.trips;
-    m["loop.main.cost"] = std::llround(main.cost);
+    m["loop.main.cost"] = cost_metric(main.cost);
     for (const auto& [op, n] : main.opcodes) m["loop.main.opcode." + op] = n;
   }
-  m["cost.block"] = std::llround(report.block_cost);
+  m["cost.block"] = cost_metric(report.block_cost);
   std::int64_t blocks = problem && problem->blocks > 0 ? problem->blocks : 1;
-  m["cost.launch"] = std::llround(report.block_cost * static_cast<double>(blocks));
+  m["cost.launch"] = cost_metric(report.block_cost * static_cast<double>(blocks));
   m["cost.unclassified"] = report.unclassified;
   return m;
 }
