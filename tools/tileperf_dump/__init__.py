@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import importlib.util
 import inspect
 import io
@@ -38,33 +39,95 @@ from typing import Any, Callable, Mapping, Sequence
 
 import cuda.tile as ct
 from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSignature,
-                                   export_kernel)
+                                   ListConstraint, ScalarConstraint, export_kernel)
+
+from tileperf_dump.placeholders import (Placeholder, PlaceholderError, describe,
+                                        is_placeholder, placeholder_modules)
 
 NAME_RE = re.compile(r"[A-Za-z0-9_]+")
 
 
-def array(dtype, ndim: int, *, contiguous: bool = True, align_bytes: int = 16,
-          shape_divisible_by: int | Sequence[int] = 16, index_dtype=ct.int32,
-          **overrides: Any) -> ArrayConstraint:
+JIT_MAX_NDIM = 5  # cuTile's JIT infers no divisibility beyond 5 dimensions
+
+
+def _disjoint(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether no two elements share an address: in the order of increasing
+    stride (then size), every stride is positive and at least the previous
+    stride times the previous size."""
+    dims = sorted(zip(strides, shape))
+    return all(s > 0 for s, _ in dims[:1]) and all(
+        s > 0 and s >= ps * pn for (ps, pn), (s, _) in zip(dims, dims[1:]))
+
+
+def jit_assumptions(dtype, shape: Sequence[int],
+                    strides: Sequence[int] | None = None) -> dict[str, Any]:
+    """The ``ArrayConstraint`` fields that cuTile's JIT (``ct.launch``) infers
+    from an array of this shape and these strides (in elements; default:
+    row-major contiguous). Up to 5 dimensions, a dimension is divisible by 16
+    when its size is, else by 1, and a size of 1 is a constant; a stride is
+    divisible by the elements of 16 bytes when its bytes are, else by 1, and a
+    stride of 1 is a constant. The array may alias itself unless its elements
+    are disjoint (a broadcast stride of 0 is not). The base address (16 when
+    it is aligned, else 1) and the index type (int32) are not part of it."""
+    shape = tuple(shape)
+    if strides is None:
+        strides = [1] * len(shape)
+        for i in range(len(shape) - 2, -1, -1):
+            strides[i] = strides[i + 1] * shape[i + 1]
+    strides = tuple(strides)
+    if len(strides) != len(shape):
+        raise ValueError(f"strides {strides} do not match shape {shape}")
+    per_16_bytes = 128 // dtype.bitwidth if 128 % dtype.bitwidth == 0 else 1
+    inferred = len(shape) <= JIT_MAX_NDIM
+    return dict(
+        shape_constant=tuple(1 if inferred and d == 1 else None for d in shape),
+        shape_divisible_by=tuple(16 if inferred and d % 16 == 0 else 1 for d in shape),
+        stride_constant=tuple(1 if inferred and s == 1 else None for s in strides),
+        stride_divisible_by=tuple(per_16_bytes if inferred and s * dtype.bitwidth % 128 == 0
+                                  else 1 for s in strides),
+        may_alias_internally=not _disjoint(shape, strides),
+    )
+
+
+def array(dtype, ndim: int | None = None, *, like: Sequence[int] | None = None,
+          strides: Sequence[int] | None = None, contiguous: bool | None = None,
+          align_bytes: int = 16, shape_divisible_by: int | Sequence[int] | None = None,
+          index_dtype=ct.int32, **overrides: Any) -> ArrayConstraint:
     """An ``ArrayConstraint`` with the assumptions a kernel library usually
     guarantees: row-major with a contiguous last dimension, rows and base
     address aligned to ``align_bytes``, no aliasing between arguments, and
-    every dimension a multiple of ``shape_divisible_by``. Keyword
+    every dimension a multiple of ``shape_divisible_by`` (16).
+
+    ``like=(4096, 1000)`` (with ``strides``, in elements, for a view that is
+    not row-major contiguous) instead states per dimension what cuTile's JIT
+    infers from an array of that shape (see :func:`jit_assumptions`): the
+    configuration of a launch whose sizes are not multiples of 16. Keyword
     ``overrides`` replace any ``ArrayConstraint`` field."""
+    if like is not None:
+        if contiguous is not None or shape_divisible_by is not None:
+            raise TypeError("array(): like= states the divisibility and the strides; "
+                            "give contiguous= and shape_divisible_by= without it")
+        if ndim is not None and ndim != len(like):
+            raise ValueError(f"array(): ndim {ndim} does not match like={tuple(like)}")
+        return _array(dtype, len(like), align_bytes, index_dtype,
+                      {**jit_assumptions(dtype, like, strides), **overrides})
+    if ndim is None:
+        raise TypeError("array(): give ndim, or like= with an example shape")
+    if strides is not None:
+        raise TypeError("array(): strides= describes the example of like=")
     elems = max(1, align_bytes * 8 // dtype.bitwidth)
-    fields: dict[str, Any] = dict(
-        index_dtype=index_dtype,
-        stride_lower_bound_incl=0,
-        alias_groups=(),
-        may_alias_internally=False,
-        shape_divisible_by=shape_divisible_by,
-        base_addr_divisible_by=align_bytes,
-    )
-    if contiguous:
+    fields: dict[str, Any] = dict(shape_divisible_by=16 if shape_divisible_by is None
+                                  else shape_divisible_by)
+    if contiguous is None or contiguous:
         fields["stride_constant"] = (None,) * (ndim - 1) + (1,)
         fields["stride_divisible_by"] = (elems,) * (ndim - 1) + (1,)
-    fields.update(overrides)
-    return ArrayConstraint(dtype, ndim, **fields)
+    return _array(dtype, ndim, align_bytes, index_dtype, {**fields, **overrides})
+
+
+def _array(dtype, ndim: int, align_bytes: int, index_dtype, fields: dict) -> ArrayConstraint:
+    return ArrayConstraint(dtype, ndim, **{
+        "index_dtype": index_dtype, "stride_lower_bound_incl": 0, "alias_groups": (),
+        "may_alias_internally": False, "base_addr_divisible_by": align_bytes, **fields})
 
 
 def torch_dtype(torch, dtype):
@@ -121,11 +184,12 @@ def cdiv(a: int, b: int) -> int:
 @dataclass(frozen=True)
 class Config:
     """One configuration of a kernel: its parameters' constraints (arrays,
-    scalars, compile-time constants), the problem it stands for, and how to
-    check it on a GPU (``case(torch)`` builds a small correctness launch,
+    scalars, compile-time constants) in the kernel's order, or a dict of
+    them by parameter name; the problem it stands for; and how to check it
+    on a GPU (``case(torch)`` builds a small correctness launch,
     ``case(torch, **problem.sizes)`` the launch of ``problem``)."""
     kernel: Any
-    params: Sequence[Any]
+    params: Sequence[Any] | Mapping[str, Any]
     symbol: str | None = None
     description: str = ""
     case: Callable[..., Case] | None = None
@@ -135,26 +199,71 @@ class Config:
     def kernel_name(self) -> str:
         return self.kernel._pyfunc.__name__
 
+    @property
+    def parameter_names(self) -> list[str]:
+        return list(self.kernel._annotated_function.pysig.parameters)
+
+    def ordered_params(self) -> list[Any]:
+        if isinstance(self.params, Mapping):
+            return [self.params[name] for name in self.parameter_names]
+        return list(self.params)
+
     def signature(self) -> KernelSignature:
-        return KernelSignature(list(self.params), CallingConvention.cutile_python_v2(),
+        return KernelSignature(self.ordered_params(), CallingConvention.cutile_python_v2(),
                                symbol=self.symbol or self.kernel_name)
 
 
-def load_kernel_module(source: str | os.PathLike):
-    """Imports a kernel file by path (its folder goes on sys.path, so that it
-    may import helpers beside it) and checks its CONFIGS."""
-    path = Path(source).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"{source}: kernel source not found")
-    name = "tileperf_kernel_" + re.sub(r"\W", "_", path.stem)
-    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(path):
-        return sys.modules[name]
-    if str(path.parent) not in sys.path:
-        sys.path.insert(0, str(path.parent))
+def _module_name(path: Path) -> tuple[str, Path | None]:
+    """The name a kernel file is imported by, and the folder to import it
+    from: inside a package (folders with an ``__init__.py``), its dotted name
+    (``mylib.kernels.gemm``) and the folder above the package; else a name of
+    its own and no folder."""
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if folder == path.parent or not all(p.isidentifier() for p in parts):
+        return "tileperf_kernel_" + re.sub(r"\W", "_", path.stem), None
+    return ".".join(parts), folder
+
+
+def _import(name: str, path: Path, root: Path | None):
+    if root is not None:
+        module = importlib.import_module(name)
+        if Path(module.__file__).resolve() != path:
+            raise ImportError(f"{path}: importing it as {name} gave {module.__file__}: another "
+                              f"{name.partition('.')[0]} comes first on sys.path")
+        return module
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]  # as import does: a failed import leaves no module behind
+        raise
+    return module
+
+
+def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = ()):
+    """Imports a kernel file by path and checks its CONFIGS. Its folder goes
+    on sys.path, so that it may import helpers beside it; a file inside a
+    package is imported by its dotted name with the folder above the package
+    on sys.path, so that the package's own imports (absolute or relative)
+    work. While it is imported, ``placeholders`` (module names such as
+    ``torch``) are placeholder modules (see :mod:`tileperf_dump.placeholders`)."""
+    path = Path(source).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"{source}: kernel source not found")
+    name, root = _module_name(path)
+    module = sys.modules.get(name)
+    if module is None or getattr(module, "__file__", None) != str(path):
+        for folder in (path.parent, root):
+            if folder is not None and str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
+        with placeholder_modules(placeholders):
+            module = _import(name, path, root)
     configs = getattr(module, "CONFIGS", None)
     if not isinstance(configs, dict) or not configs:
         raise ValueError(f"{source}: defines no CONFIGS dict of configurations")
@@ -254,6 +363,102 @@ def signature_record(config: Config, bytecode_version: str) -> dict[str, str]:
     return out
 
 
+class ConfigError(ValueError):
+    """A configuration that does not fit its kernel's signature."""
+
+
+def _short(value) -> str:
+    if isinstance(value, (ArrayConstraint, ScalarConstraint)):
+        return f"{type(value).__name__}({value.dtype.name})"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _placeholders_in(value) -> list:
+    if is_placeholder(value):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [p for v in value for p in _placeholders_in(v)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [p for f in dataclasses.fields(value) for p in _placeholders_in(getattr(value, f.name))]
+    return []
+
+
+def _check_arity(config: Config, where: str, kernel: str) -> None:
+    names = config.parameter_names
+    if isinstance(config.params, Mapping):
+        missing = [n for n in names if n not in config.params]
+        extra = [repr(k) for k in config.params if k not in names]
+        if missing:
+            raise ConfigError(f"{where}: no value for {', '.join(missing)} of {kernel}")
+        if extra:
+            raise ConfigError(f"{where}: {kernel} has no parameter {', '.join(extra)}")
+        return
+    params = list(config.params)
+    counts = f"{where} gives {len(params)} parameters and {kernel} takes {len(names)}"
+    if len(params) < len(names):
+        raise ConfigError(f"{counts}: no value for {', '.join(names[len(params):])}")
+    if len(params) > len(names):
+        extra = ", ".join(f"params[{i}] = {_short(params[i])}" for i in range(len(names), len(params)))
+        raise ConfigError(f"{counts}: no parameter for {extra}")
+
+
+def check_parameters(config: Config, where: str) -> None:
+    """Stops, naming the parameter, when a configuration no longer fits its
+    kernel's signature: a parameter without a value, a value without a
+    parameter, a runtime constraint (array, scalar, list) for a
+    ``ct.Constant`` parameter, or a placeholder among the values."""
+    names = config.parameter_names
+    kernel = f"kernel {config.kernel_name}({', '.join(names)})"
+    _check_arity(config, where, kernel)
+    nodes = config.kernel._annotated_function.parameter_annotations
+    for name, node, value in zip(names, nodes, config.ordered_params()):
+        for placeholder in _placeholders_in(value):
+            raise PlaceholderError(f"{where}: parameter {name} of {kernel} is "
+                                   f"{describe(placeholder)}: give the cuTile value (ct.float16 "
+                                   f"for torch.float16)")
+        if getattr(node, "constant", False) and isinstance(value, _RUNTIME_CONSTRAINTS):
+            raise ConfigError(f"{where}: parameter {name} of {kernel} is a ct.Constant, but the "
+                              f"configuration gives it {_short(value)}, a runtime value: give "
+                              f"the constant itself")
+
+
+_RUNTIME_CONSTRAINTS = (ArrayConstraint, ScalarConstraint, ListConstraint)
+
+
+def _kernel_placeholders(function, seen: set | None = None) -> list[str]:
+    """'name = torch.float16 (a placeholder: ...)' for each placeholder among
+    the globals a kernel's function (or a Python function it calls) names."""
+    seen = set() if seen is None else seen
+    if function in seen or not inspect.isfunction(function):
+        return []
+    seen.add(function)
+    found = []
+    for name in function.__code__.co_names:
+        value = function.__globals__.get(name)
+        if is_placeholder(value):
+            found.append(f"{name} = {describe(value)}")
+        else:
+            found += _kernel_placeholders(value, seen)
+    return found
+
+
+def _export(config: Config, where: str, bytecode_version: str) -> bytes:
+    """One configuration's bytecode; cuTile's error about compiling a
+    placeholder names the placeholders the kernel uses."""
+    buf = io.BytesIO()
+    try:
+        export_kernel(config.kernel, [config.signature()], buf,
+                      output_format="tileir_bytecode", bytecode_version=bytecode_version)
+        return buf.getvalue()
+    except Exception as e:
+        if f"{Placeholder.__module__}.{Placeholder.__qualname__}" not in str(e):
+            raise
+        used = "; ".join(_kernel_placeholders(config.kernel._pyfunc)) or "none found by name"
+        raise PlaceholderError(f"{where}: the kernel compiles a placeholder where cuTile needs "
+                               f"the real value ({used}):\n{e}") from e
+
+
 def get_config(module, name: str) -> Config:
     configs = module.CONFIGS
     if name not in configs:
@@ -279,16 +484,16 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
     """Exports configuration ``name`` to ``<out_dir>/<name>.tileirbc`` and
     records what made it in ``<name>.tileirbc.json``."""
     config = get_config(module, name)
+    where = f"{module.__file__}: CONFIGS[{name!r}]"
+    check_parameters(config, where)
     problem = problem_record(config, name)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     target = out / f"{name}.tileirbc"
     start = time.perf_counter()
-    buf = io.BytesIO()
-    export_kernel(config.kernel, [config.signature()], buf,
-                  output_format="tileir_bytecode", bytecode_version=bytecode_version)
+    bytecode = _export(config, where, bytecode_version)
     seconds = time.perf_counter() - start
-    _write_atomic(target, buf.getvalue())
+    _write_atomic(target, bytecode)
     record = {
         "cuda_tile": ct.__version__,
         "bytecode_version": bytecode_version,

@@ -11,6 +11,13 @@ def pytest_addoption(parser):
     group.addoption("--tileperf-bytecode-version", default="13.4",
                     help="TileIR bytecode version to write (always explicit: cuTile "
                          "otherwise probes tileiras)")
+    group.addoption("--tileperf-placeholders", default="",
+                    help="comma-separated modules that are placeholder modules while the "
+                         "kernel file is imported (torch, triton, ...)")
+
+
+def placeholders(config) -> list[str]:
+    return [m for m in config.getoption("--tileperf-placeholders").split(",") if m]
 
 
 def pytest_generate_tests(metafunc):
@@ -19,5 +26,7 @@ def pytest_generate_tests(metafunc):
     names = [n for n in metafunc.config.getoption("--tileperf-configs").split(",") if n]
     if not names:
         from tileperf_dump import load_kernel_module
-        names = sorted(load_kernel_module(metafunc.config.getoption("--tileperf-source")).CONFIGS)
+        module = load_kernel_module(metafunc.config.getoption("--tileperf-source"),
+                                    placeholders(metafunc.config))
+        names = sorted(module.CONFIGS)
     metafunc.parametrize("tileperf_config", names)

@@ -1,0 +1,182 @@
+"""Kernel files of a library: modules that import packages the gate machine
+lacks (placeholder modules) and their own package, loaded without torch."""
+
+import subprocess
+import sys
+from textwrap import dedent
+from pathlib import Path
+
+import pytest
+
+from tileperf_dump import PlaceholderError, dump_config, load_kernel_module
+from tileperf_dump.placeholders import Placeholder, placeholder_modules
+
+TOP = Path(__file__).resolve().parents[2]
+
+KERNEL = """\
+import cuda.tile as ct
+from tileperf_dump import Config, array
+
+
+@ct.kernel
+def copy(x, y, TILE: ct.Constant[int]):
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)))
+
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_what_a_library_does_with_torch_at_import_evaluates():
+    with placeholder_modules(["torch", "triton"]):
+        import torch
+        import torch.nn.functional as F
+        from torch.library import custom_op
+        from typing import Optional
+
+        @custom_op("lib::f", mutates_args=())
+        def f(x: torch.Tensor, y: Optional[torch.Tensor] = None) -> torch.Tensor | None:
+            return x
+
+        class Op(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+        table = {torch.float16: 2, torch.bfloat16: 3}
+        import triton.language as tl
+    assert table[torch.float16] == 2 and torch.float16 is torch.float16
+    assert isinstance(F, type(torch)) and isinstance(tl.constexpr, Placeholder)
+    assert Op.forward(None, 5) == 5 and Op.__mro__[1].__name__ == "Function"
+    assert "torch.library.custom_op(...)(...)" in repr(f)
+    assert "torch" not in sys.modules and "triton" not in sys.modules
+
+
+@pytest.mark.parametrize("use, path, what", [
+    (lambda torch: bool(torch.cuda.is_available()), r"torch.cuda.is_available\(...\)",
+     "used as a truth value"),
+    (lambda torch: torch.__version__ >= "2.4", "torch.__version__", "compared"),
+    (lambda torch: 8 * torch.float16.itemsize, "torch.float16.itemsize", "used in arithmetic"),
+    (lambda torch: list(torch.Size), "torch.Size", "iterated"),
+    (lambda torch: range(torch.cuda.device_count()), r"torch.cuda.device_count\(...\)",
+     "used as a number"),
+    (lambda torch: isinstance(1, torch.Tensor), "torch.Tensor", "used as a type"),
+])
+def test_a_placeholder_is_never_taken_for_a_real_value(use, path, what):
+    with placeholder_modules(["torch"]):
+        import torch
+    with pytest.raises(PlaceholderError, match=f"^{path} \\(a placeholder: the module 'torch' is "
+                                               f"not installed here\\) cannot be {what}"):
+        use(torch)
+
+
+def test_placeholders_leave_and_the_real_module_comes_back():
+    real = sys.modules["json"]
+    with placeholder_modules(["json"]):
+        import json
+        assert json is not real and "placeholder" in repr(json)
+    assert sys.modules["json"] is real
+    with pytest.raises(ValueError, match="'torch-nightly' is not a module name"):
+        with placeholder_modules(["torch-nightly"]):
+            pass
+
+
+def test_a_kernel_file_that_imports_torch_dumps(tmp_path):
+    path = write(tmp_path / "k.py", "import torch\n" + KERNEL + dedent("""\
+        DTYPES = {torch.float16: ct.float16}
+
+
+        @torch.library.custom_op("k::copy", mutates_args=("y",))
+        def launch(x: torch.Tensor, y: torch.Tensor) -> None:
+            ct.launch(torch.cuda.current_stream(), (x.shape[0] // 256,), copy, (x, y, 256))
+
+
+        CONFIGS = {"f16": Config(copy, [array(DTYPES[torch.float16], 1)] * 2 + [256])}
+        """))
+    with pytest.raises(ModuleNotFoundError, match="torch"):
+        load_kernel_module(path)
+    module = load_kernel_module(path, ["torch"])
+    assert dump_config(module, "f16", tmp_path / "out", "13.4").read_bytes().startswith(b"\x7fTileIR")
+
+
+def test_the_kernel_compiling_a_placeholder_is_named(tmp_path):
+    path = write(tmp_path / "uses.py", "import torch\n" + KERNEL.replace("def copy", "def old") + dedent("""\
+        @ct.kernel
+        def cast(x, y, TILE: ct.Constant[int]):
+            v = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+            ct.store(y, index=(ct.bid(0),), tile=ct.astype(v, torch.float16))
+
+
+        CONFIGS = {"f16": Config(cast, [array(ct.float32, 1), array(ct.float16, 1), 256])}
+        """))
+    module = load_kernel_module(path, ["torch"])
+    with pytest.raises(PlaceholderError, match=r"uses.py: CONFIGS\['f16'\]: the kernel compiles a "
+                       r"placeholder where cuTile needs the real value \(torch = torch \(a "
+                       r"placeholder: the module 'torch' is not installed here\)\):\n"
+                       r"Cannot create constant.*\n.*uses.py\", line 13"):
+        dump_config(module, "f16", tmp_path / "out", "13.4")
+
+
+def test_a_placeholder_among_the_parameters_is_named(tmp_path):
+    path = write(tmp_path / "param.py", "import torch\n" + KERNEL + dedent("""\
+        CONFIGS = {"f16": Config(copy, [array(ct.float16, 1)] * 2 + [torch.float16])}
+        """))
+    module = load_kernel_module(path, ["torch"])
+    with pytest.raises(PlaceholderError, match=r"param.py: CONFIGS\['f16'\]: parameter TILE of "
+                       r"kernel copy\(x, y, TILE\) is torch.float16 \(a placeholder: the module "
+                       r"'torch' is not installed here\): give the cuTile value"):
+        dump_config(module, "f16", tmp_path / "out", "13.4")
+
+
+def library(root: Path) -> Path:
+    """A package: lib/__init__.py imports torch, lib/kernels/copy.py imports
+    its package absolutely and relatively."""
+    write(root / "lib" / "__init__.py", "import torch\nfrom lib import utils\n")
+    write(root / "lib" / "utils.py", "import torch\nTILE = 256\n")
+    write(root / "lib" / "kernels" / "__init__.py", "")
+    write(root / "lib" / "kernels" / "common.py", "from lib.utils import TILE\n")
+    return write(root / "lib" / "kernels" / "copy.py", KERNEL + dedent("""\
+        from lib.utils import TILE
+        from .common import TILE as SAME
+
+        CONFIGS = {"f16": Config(copy, [array(ct.float16, 1)] * 2 + [TILE + SAME - 256])}
+        """))
+
+
+@pytest.fixture
+def forget_lib():
+    yield
+    for name in [n for n in sys.modules if n == "lib" or n.startswith("lib.")]:
+        del sys.modules[name]
+
+
+def test_a_kernel_file_inside_a_package_is_imported_by_its_name(tmp_path, forget_lib):
+    module = load_kernel_module(library(tmp_path), ["torch"])
+    assert module.__name__ == "lib.kernels.copy"
+    assert module.CONFIGS["f16"].params[2] == 256
+    assert dump_config(module, "f16", tmp_path / "out", "13.4").stat().st_size > 0
+
+
+def manifest(*args):
+    return subprocess.run([sys.executable, "-m", "tileperf_dump.manifest", *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def test_the_manifest_takes_placeholders_and_says_where_an_import_failed(tmp_path):
+    source = library(tmp_path / "a")
+    result = manifest("--placeholder", "torch", source, tmp_path / "configs.json")
+    assert result.returncode == 0, result.stderr
+    assert '"f16"' in (tmp_path / "configs.json").read_text()
+    result = manifest(source, tmp_path / "configs.json")
+    assert result.returncode == 2
+    assert f"No module named 'torch' (raised at {tmp_path / 'a' / 'lib' / '__init__.py'}:1)" \
+        in result.stderr
+    bad = write(tmp_path / "b" / "k.py", "import torch\n\nif torch.cuda.is_available():\n    pass\n")
+    result = manifest("--placeholder", "torch", bad, tmp_path / "configs.json")
+    assert result.returncode == 2
+    assert f"torch.cuda.is_available(...) (a placeholder: the module 'torch' is not installed " \
+           f"here) cannot be used as a truth value (raised at {bad}:3)" in result.stderr

@@ -1,0 +1,190 @@
+"""Placeholder modules: importing a kernel file whose modules import packages
+the gate machine lacks (torch, triton, a library's optional dependencies).
+
+While :func:`placeholder_modules` is active, ``import torch`` (and
+``import torch.nn.functional as F``, ``from torch.library import custom_op``)
+gives a placeholder module instead of the real one, whether or not the real
+one is installed. Every attribute of a placeholder, every call of it and every
+subscript gives another placeholder, named by the path it was reached by
+(``torch.library.custom_op(...)``), so that what a module does with the
+package at import time evaluates: dtypes in tables, ``torch.Tensor``
+annotations, ``@torch.library.custom_op(...)`` decorators, classes deriving
+from ``torch.nn.Module``. A placeholder is never mistaken for a real value:
+using one as a number, a truth value, an iterable, in a comparison or in
+arithmetic raises :class:`PlaceholderError` naming its path and module. The
+dump step never calls the code that would need the real package (launch
+wrappers, ``case``), and refuses a placeholder among a configuration's
+parameters or in the kernel it compiles.
+
+The placeholders leave ``sys.modules`` when the import ends (the modules that
+imported them keep their references), and whatever was there before is put
+back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import importlib.machinery
+import re
+import sys
+import types
+from typing import Iterable, Iterator
+
+MODULE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+class PlaceholderError(RuntimeError):
+    """A placeholder was used where the real package's value is needed."""
+
+
+def describe(value) -> str:
+    """'torch.float16 (a placeholder: the module 'torch' is not installed here)'."""
+    path = object.__getattribute__(value, "_tileperf_path")
+    module = object.__getattribute__(value, "_tileperf_module")
+    return f"{path} (a placeholder: the module {module!r} is not installed here)"
+
+
+def _refuse(what: str):
+    def refused(self, *args, **kwargs):
+        raise PlaceholderError(f"{describe(self)} cannot be {what}")
+    return refused
+
+
+def _child(parent, path: str) -> "Placeholder":
+    children = object.__getattribute__(parent, "_tileperf_children")
+    if path not in children:
+        children[path] = Placeholder(path, object.__getattribute__(parent, "_tileperf_module"))
+    return children[path]
+
+
+def _attribute(parent, name: str):
+    """The placeholder for ``parent.name``; dunder names other than
+    ``__version__`` are missing, as protocols (``__wrapped__``,
+    ``__dlpack__``) expect of an object that does not provide them."""
+    if name.startswith("__") and name.endswith("__") and name != "__version__":
+        raise AttributeError(name)
+    return _child(parent, f"{parent._tileperf_path}.{name}")
+
+
+class Placeholder:
+    """A value reached through a placeholder module (see the module's doc)."""
+
+    __slots__ = ("_tileperf_path", "_tileperf_module", "_tileperf_children", "_tileperf_base")
+
+    def __init__(self, path: str, module: str):
+        self._tileperf_path = path
+        self._tileperf_module = module
+        self._tileperf_children: dict[str, Placeholder] = {}
+        self._tileperf_base = None
+
+    __getattr__ = _attribute
+
+    def __call__(self, *args, **kwargs):
+        return _child(self, f"{self._tileperf_path}(...)")
+
+    def __getitem__(self, key):
+        return _child(self, f"{self._tileperf_path}[...]")
+
+    def __or__(self, other):  # torch.Tensor | None
+        return _child(self, f"{self._tileperf_path} | ...")
+
+    __ror__ = __or__
+
+    def __mro_entries__(self, bases):
+        """``class Op(torch.autograd.Function)``: derives from an empty class
+        named after the placeholder."""
+        if self._tileperf_base is None:
+            module, _, name = self._tileperf_path.rpartition(".")
+            self._tileperf_base = type(name, (), {"__module__": module or name})
+        return (self._tileperf_base,)
+
+    def __repr__(self):
+        return f"<{describe(self)}>"
+
+    __bool__ = _refuse("used as a truth value")
+    __len__ = __iter__ = __contains__ = _refuse("iterated or measured")
+    __index__ = __int__ = __float__ = __complex__ = _refuse("used as a number")
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse("compared")
+    __instancecheck__ = __subclasscheck__ = _refuse("used as a type")
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse("used in arithmetic")
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _refuse("used in arithmetic")
+    __mod__ = __rmod__ = __pow__ = __rpow__ = _refuse("used in arithmetic")
+    __matmul__ = __rmatmul__ = _refuse("used in arithmetic")
+    __neg__ = __pos__ = __abs__ = __invert__ = _refuse("used in arithmetic")
+    __and__ = __rand__ = __xor__ = __rxor__ = _refuse("used in arithmetic")
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _refuse("used in arithmetic")
+
+
+class PlaceholderModule(types.ModuleType):
+    """A placeholder for a module that is not imported: its attributes are
+    :class:`Placeholder` values, its submodules placeholder modules."""
+
+    def __init__(self, name: str, module: str):
+        super().__init__(name, f"placeholder for {name}: {module!r} is not installed here")
+        self._tileperf_path = name
+        self._tileperf_module = module
+        self._tileperf_children: dict[str, Placeholder] = {}
+
+    __getattr__ = _attribute
+
+    def __repr__(self):
+        return f"<module {describe(self)}>"
+
+
+def covered(name: str, modules: Iterable[str]) -> str | None:
+    """The entry of ``modules`` that module ``name`` is, or is inside of."""
+    for m in modules:
+        if name == m or name.startswith(m + "."):
+            return m
+    return None
+
+
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, modules: tuple[str, ...]):
+        self.modules = modules
+
+    def find_spec(self, fullname, path=None, target=None):
+        if covered(fullname, self.modules) is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        return PlaceholderModule(spec.name, covered(spec.name, self.modules))
+
+    def exec_module(self, module):
+        pass
+
+
+def check_names(modules: Iterable[str]) -> tuple[str, ...]:
+    names = tuple(modules)
+    for name in names:
+        if not isinstance(name, str) or not MODULE_RE.fullmatch(name):
+            raise ValueError(f"placeholder module {name!r} is not a module name (like torch or "
+                             f"mylib._C)")
+    return names
+
+
+@contextlib.contextmanager
+def placeholder_modules(modules: Iterable[str]) -> Iterator[None]:
+    """Imports of ``modules`` (and of their submodules) give placeholder
+    modules until the block ends."""
+    names = check_names(modules)
+    if not names:
+        yield
+        return
+    saved = {k: sys.modules.pop(k) for k in list(sys.modules) if covered(k, names)}
+    finder = _Finder(names)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for k in [k for k in sys.modules if covered(k, names)]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+def is_placeholder(value) -> bool:
+    return isinstance(value, (Placeholder, PlaceholderModule))
+
