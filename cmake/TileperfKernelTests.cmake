@@ -15,6 +15,10 @@
 #                             default.json, else tileperf's own defaults]
 #   TILEPERF_BYTECODE_VERSION TileIR bytecode version of the dump step [13.4]
 #   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [120]
+#   TILEPERF_CACHE_DIR        result cache of the perf tests, shared by builds or CI
+#                             jobs when they point at one folder; off: none
+#                             [<build>/tileperf/cache; TILEPERF_CACHE_DIR in the
+#                             environment of a test run overrides it]
 #   TILEPERF_STRICT           fail tests whose metrics improved beyond tolerance
 #                             (stale baselines) [OFF]
 #   TILEPERF_REQUIRE_RUN      fail tests that cannot run instead of skipping them
@@ -42,6 +46,11 @@ set(TILEPERF_ARCHS "sm_120;sm_100;sm_90" CACHE STRING
   "Architectures each kernel configuration is checked for")
 set(TILEPERF_BYTECODE_VERSION "13.4" CACHE STRING "TileIR bytecode version the dump step writes")
 set(TILEPERF_TOOL_TIMEOUT "120" CACHE STRING "Seconds before tileiras or cuobjdump counts as hung")
+set(TILEPERF_CACHE_DIR "${CMAKE_BINARY_DIR}/tileperf/cache" CACHE STRING
+  "Result cache of the perf tests (a shared folder for several builds or CI jobs; off: none)")
+if(TILEPERF_CACHE_DIR STREQUAL "off" OR TILEPERF_CACHE_DIR STREQUAL "OFF")
+  set(TILEPERF_CACHE_DIR "off")
+endif()
 option(TILEPERF_STRICT "Fail perf tests whose baselines are stale (improved beyond tolerance)" OFF)
 option(TILEPERF_REQUIRE_RUN "Fail perf tests that cannot run (a tool or architecture missing) \
 instead of skipping them; also the default behaviour when CI is set" OFF)
@@ -134,22 +143,37 @@ function(_tileperf_not_run_command out kernel config arch work)
   set(${out} ${command} PARENT_SCOPE)
 endfunction()
 
+# _tileperf_pythonpath(<out-var> <dir>...): PYTHONPATH of the dump driver's
+#   Python: tileperf_dump's folder, then the given folders.
+function(_tileperf_pythonpath out)
+  string(JOIN ":" path "${TILEPERF_PYTHON_DIR}" ${ARGN})
+  set(${out} "${path}" PARENT_SCOPE)
+endfunction()
+
 # _tileperf_add_dump(NAME <test> SOURCE <py> OUT_DIR <dir> FIXTURE <fixture>
-#                    [CONFIGS <cfg>...] LABELS <label>... [REQUIRES <fixture>])
+#                    [CONFIGS <cfg>...] LABELS <label>... [REQUIRES <fixture>]
+#                    [PYTHONPATH <dir>...] [PLACEHOLDER_MODULES <module>...])
 #   A test that exports the configurations of SOURCE (every one of its CONFIGS
 #   unless CONFIGS names some) to <OUT_DIR>/<cfg>.tileirbc through pytest. It
 #   sets up FIXTURE for the tests that compile the bytecode.
 function(_tileperf_add_dump)
   _tileperf_parse(_tileperf_add_dump "" "NAME;SOURCE;OUT_DIR;FIXTURE;REQUIRES"
-    "CONFIGS;LABELS" "NAME;SOURCE;OUT_DIR;FIXTURE" ${ARGN})
+    "CONFIGS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES" "NAME;SOURCE;OUT_DIR;FIXTURE" ${ARGN})
   list(JOIN arg_CONFIGS "," configs)
+  set(placeholders "")
+  if(arg_PLACEHOLDER_MODULES)
+    list(JOIN arg_PLACEHOLDER_MODULES "," placeholders)
+    set(placeholders "--tileperf-placeholders=${placeholders}")
+  endif()
+  _tileperf_pythonpath(pythonpath ${arg_PYTHONPATH})
   add_test(NAME "${arg_NAME}"
-    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${TILEPERF_PYTHON_DIR}"
+    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
       "${TILEPERF_PYTHON}" -m pytest -q -p no:cacheprovider -p tileperf_dump.plugin
       --rootdir "${TILEPERF_PYTHON_DIR}/tileperf_dump"
       "${TILEPERF_PYTHON_DIR}/tileperf_dump/dump_driver.py"
       "--tileperf-source=${arg_SOURCE}" "--tileperf-configs=${configs}"
-      "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}")
+      "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}"
+      ${placeholders})
   set_tests_properties("${arg_NAME}" PROPERTIES
     FIXTURES_SETUP "${arg_FIXTURE}" LABELS "${arg_LABELS}" TIMEOUT 600)
   if(arg_REQUIRES)
@@ -170,7 +194,7 @@ function(_tileperf_check_command out)
     --kernel "${arg_KERNEL}" --config "${arg_CONFIG}" --arch "${arg_ARCH}"
     --bytecode "${arg_BYTECODE}" --work-dir "${arg_WORK_DIR}"
     --baseline "${arg_BASELINE}" --checks "${arg_CHECKS_DIR}"
-    --toolchain "${TILEPERF_WORK_DIR}/toolchain.json"
+    --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
     --timeout "${TILEPERF_TOOL_TIMEOUT}"
     --update-command "TILEPERF_FILTER='${filter}' cmake --build ${CMAKE_BINARY_DIR} --target update_baselines"
     ${arg_EXTRA}
@@ -194,19 +218,25 @@ function(_tileperf_add_toolchain_probe)
     FIXTURES_SETUP tileperf.toolchain LABELS "perf;toolchain" TIMEOUT 120)
 endfunction()
 
-# _tileperf_list_configs(<out-var> <source> <manifest>)
+# _tileperf_list_configs(<out-var> <source> <manifest> <pythonpath-list> <placeholder-list>)
 #   The configuration names of a kernel file's CONFIGS, listed by the dump
-#   driver's Python into <manifest>. Stops configure when the file cannot be
-#   loaded. Without cuTile it sets "configs_unknown": one test per
-#   architecture then says why nothing could be measured.
-function(_tileperf_list_configs out source manifest)
+#   driver's Python into <manifest>, with the dump step's PYTHONPATH and
+#   placeholder modules. Stops configure when the file cannot be loaded.
+#   Without cuTile it sets "configs_unknown": one test per architecture then
+#   says why nothing could be measured.
+function(_tileperf_list_configs out source manifest pythonpath placeholders)
   if("CudaTile" IN_LIST _TILEPERF_MISSING)
     set(${out} configs_unknown PARENT_SCOPE)
     return()
   endif()
+  _tileperf_pythonpath(path ${pythonpath})
+  set(placeholder_args "")
+  foreach(module IN LISTS placeholders)
+    list(APPEND placeholder_args --placeholder "${module}")
+  endforeach()
   execute_process(
-    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${TILEPERF_PYTHON_DIR}"
-      "${TILEPERF_PYTHON}" -m tileperf_dump.manifest "${source}" "${manifest}"
+    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${path}"
+      "${TILEPERF_PYTHON}" -m tileperf_dump.manifest ${placeholder_args} "${source}" "${manifest}"
     RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "tileperf_add_kernel_tests: cannot list the configurations of ${source}:\n${err}")
@@ -245,6 +275,14 @@ endfunction()
 #                        Default: TILEPERF_BASELINE_DIR/<KERNEL>.
 #   CHECKS_DIR <dir>     policy files. Default: TILEPERF_CHECKS_DIR.
 #   LABELS <label>...    extra labels for every test.
+#   PYTHONPATH <dir>...  folders on the Python path when the kernel file is
+#                        imported (at configure and in the dump step), e.g. the
+#                        root of a package it imports. A kernel file inside a
+#                        package is imported by its dotted name anyway.
+#   PLACEHOLDER_MODULES <module>...
+#                        modules the kernel file (or what it imports) imports
+#                        that the gate machine lacks (torch, triton): imported
+#                        as placeholder modules (see tools/tileperf_dump).
 #
 # Usage:
 #   tileperf_add_kernel_tests(KERNEL softmax ARCHS sm_120 sm_90)
@@ -254,7 +292,8 @@ endfunction()
 # configurations cannot be listed.
 function(tileperf_add_kernel_tests)
   _tileperf_parse(tileperf_add_kernel_tests ""
-    "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS" "KERNEL" ${ARGN})
+    "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES"
+    "KERNEL" ${ARGN})
   if(DEFINED arg_CONFIGS OR "CONFIGS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "tileperf_add_kernel_tests: CONFIGS is not an argument: every "
       "configuration of the kernel file's CONFIGS is tested (the file is their one list)")
@@ -293,8 +332,23 @@ function(tileperf_add_kernel_tests)
   if(NOT DEFINED arg_CHECKS_DIR)
     set(arg_CHECKS_DIR "${TILEPERF_CHECKS_DIR}")
   endif()
+  set(pythonpath "")
+  foreach(dir IN LISTS arg_PYTHONPATH)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT IS_DIRECTORY "${dir}")
+      message(FATAL_ERROR "tileperf_add_kernel_tests: PYTHONPATH folder '${dir}' does not exist")
+    endif()
+    list(APPEND pythonpath "${dir}")
+  endforeach()
+  foreach(module IN LISTS arg_PLACEHOLDER_MODULES)
+    if(NOT module MATCHES "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$")
+      message(FATAL_ERROR "tileperf_add_kernel_tests: PLACEHOLDER_MODULES entry '${module}' is not "
+        "a module name (like torch or mylib._C)")
+    endif()
+  endforeach()
   set(work "${TILEPERF_WORK_DIR}/${kernel}")
-  _tileperf_list_configs(configs "${source}" "${work}/configs.json")
+  _tileperf_list_configs(configs "${source}" "${work}/configs.json" "${pythonpath}"
+    "${arg_PLACEHOLDER_MODULES}")
   set_property(GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${kernel} "${source}")
   set_property(GLOBAL PROPERTY TILEPERF_KERNEL_CONFIGS_${kernel} "${configs}")
   set_property(GLOBAL PROPERTY TILEPERF_KERNEL_ARCHS_${kernel} "${arg_ARCHS}")
@@ -302,8 +356,15 @@ function(tileperf_add_kernel_tests)
   set(fixture "tileperf.dump.${kernel}")
   _tileperf_add_toolchain_probe()
   if(NOT _TILEPERF_MISSING)
+    set(python_args "")
+    if(pythonpath)
+      list(APPEND python_args PYTHONPATH ${pythonpath})
+    endif()
+    if(arg_PLACEHOLDER_MODULES)
+      list(APPEND python_args PLACEHOLDER_MODULES ${arg_PLACEHOLDER_MODULES})
+    endif()
     _tileperf_add_dump(NAME "dump.${kernel}" SOURCE "${source}" OUT_DIR "${work}"
-      FIXTURE "${fixture}" LABELS perf dump "${kernel}" ${arg_LABELS})
+      FIXTURE "${fixture}" LABELS perf dump "${kernel}" ${arg_LABELS} ${python_args})
   endif()
   foreach(config IN LISTS configs)
     foreach(arch IN LISTS arg_ARCHS)
