@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "cache.h"
 #include "compare.h"
 #include "edits.h"
 #include "error.h"
@@ -37,6 +38,7 @@ struct CheckOptions {
   std::string bytecode, dump_info, work_dir, baseline, checks = "checks";
   std::string edit, edit_manifest;  // a self-test of an edited kernel: judge the check
   std::string toolchain_file;      // the probed toolchain record (else the tools are asked)
+  std::string cache_dir;           // the result cache ("": off)
   std::string update_command = "cmake --build <build-dir> --target update_baselines";
   Toolchain tc;
   bool update = false, exact = false, verbose = false, strict = false, require_run = false;
@@ -75,6 +77,36 @@ std::map<std::string, std::string> signature_of(const nlohmann::json& dump, cons
   }
 }
 
+// The kernel file's folder, which the bytecode names: left out of the cache
+// key, so that clones at other paths share entries.
+std::string source_dir(const nlohmann::json& dump) {
+  std::string source = dump.value("source", "");
+  return source.empty() ? "" : fs::path(source).parent_path().string();
+}
+
+// What the tools make of the bytecode: from the result cache when it holds
+// this compilation, else from the tools (and then stored).
+ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann::json& dump,
+                         const std::string& cubin, const std::string& remarks, TestResult& result) {
+  ResultCache cache(o.cache_dir);
+  auto artifacts = artifact_paths(o.prefix());
+  std::string key;
+  if (cache.enabled()) {
+    key = cache_key(bytecode_identity(read_file(o.bytecode), source_dir(dump)), o.id.arch,
+                    m.toolchain, m.flags.dump());
+    if (cache.fetch(key, artifacts)) {
+      result.cache = "hit";
+      return saved_tool_outputs(o.prefix(), remarks);
+    }
+  }
+  auto compiled = compile_bytecode(o.tc, o.bytecode, o.id.arch, cubin, remarks);
+  result.seconds["compile"] = compiled.seconds;
+  ToolOutputs outputs = run_tool_outputs(o.tc, cubin, o.bytecode, remarks, o.prefix());
+  cache.store(key, artifacts);
+  result.cache = cache.enabled() ? "miss" : "off";
+  return outputs;
+}
+
 Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohmann::json& dump,
                 TestResult& result, LoopReport& loops) {
   const auto& archs = tools.architectures;
@@ -96,14 +128,11 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   fs::create_directories(o.work_dir);
   std::string cubin = o.prefix() + ".cubin";
   std::string remarks = o.prefix() + ".remarks.yaml";
-  auto compiled = compile_bytecode(o.tc, o.bytecode, o.id.arch, cubin, remarks);
   result.seconds["dump"] = dump.value("seconds", 0.0);
-  result.seconds["compile"] = compiled.seconds;
-
   auto t = Clock::now();
+  ToolOutputs outputs = tool_outputs(o, m, dump, cubin, remarks, result);
   auto problem = problem_from_record(dump, o.dump_info);
-  Measurement measured = measure(run_tool_outputs(o.tc, cubin, o.bytecode, remarks, o.prefix()),
-                                 cubin, problem ? &*problem : nullptr);
+  Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr);
   m.values = std::move(measured.values);
   result.notes = std::move(measured.notes);
   loops = std::move(measured.loops);
@@ -217,7 +246,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
 }
 
 std::string timing_text(const TestResult& r) {
-  std::string out;
+  std::string out = r.cache == "hit" ? "cached" : "";
   for (const auto& step : {"dump", "compile", "extract", "compare"}) {
     auto it = r.seconds.find(step);
     if (it != r.seconds.end()) out += fmt::format("{}{} {:.2f}s", out.empty() ? "" : ", ", step, it->second);
@@ -287,6 +316,9 @@ int run_check(const Args& args) {
                                 "the toolchain record of `tileperf toolchain` (instead of "
                                 "--tileiras and --cuobjdump)");
   record->excludes(tileiras)->excludes(cuobjdump);
+  app.add_option("--cache-dir", o.cache_dir,
+                 "the result cache: what the tools made of a bytecode, reused by later checks of "
+                 "the same bytecode, tools and flags (TILEPERF_CACHE_DIR overrides it; off: none)");
   app.add_option("--timeout", o.tc.timeout_seconds, "seconds before a tool counts as hung")
       ->capture_default_str();
   app.add_option("--update-command", o.update_command, "command shown to create baselines");
@@ -308,6 +340,7 @@ int run_check(const Args& args) {
     throw UsageError("check: give --toolchain, or --tileiras and --cuobjdump");
   }
   if (o.dump_info.empty()) o.dump_info = o.bytecode + ".json";
+  o.cache_dir = cache_dir_from_environment(o.cache_dir == "off" ? "" : o.cache_dir);
   o.update = o.update || update_requested();
   std::optional<EditExpectation> edit;
   if (!o.edit.empty()) {

@@ -135,6 +135,28 @@ void check_cubin(const std::string& cubin) {
 
 }  // namespace
 
+ToolOutputs saved_tool_outputs(const std::string& prefix, const std::string& remarks) {
+  ToolOutputs o;
+  o.from_tools = true;
+  o.sass_name = prefix + ".sass";
+  o.res_usage_name = prefix + ".res-usage.txt";
+  o.tileir_name = prefix + ".tileir";
+  o.remarks_name = remarks;
+  o.sass_text = read_file(o.sass_name);
+  o.res_usage_text = read_file(o.res_usage_name);
+  o.tileir_text = read_file(o.tileir_name);
+  o.remarks_text = read_file(remarks);
+  return o;
+}
+
+std::map<std::string, std::string> artifact_paths(const std::string& prefix) {
+  std::map<std::string, std::string> paths;
+  for (const char* ext : {"cubin", "remarks.yaml", "sass", "res-usage.txt", "tileir"}) {
+    paths[ext] = prefix + "." + ext;
+  }
+  return paths;
+}
+
 ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
                              const std::string& bytecode, const std::string& remarks,
                              const std::string& keep_prefix) {

@@ -41,6 +41,14 @@ struct Measurement {
 
 // `problem`: the launch the configuration stands for (grid, declared loop
 // trips), or null.
+// The same outputs as run_tool_outputs(.., keep_prefix = `prefix`) saved, read
+// back from <prefix>.sass, .res-usage.txt, .tileir and `remarks`.
+ToolOutputs saved_tool_outputs(const std::string& prefix, const std::string& remarks);
+
+// What a check keeps of one compilation, by name, at their paths beside
+// `prefix` (<config>.<arch>): what the result cache stores.
+std::map<std::string, std::string> artifact_paths(const std::string& prefix);
+
 Measurement measure(const ToolOutputs& outputs, const std::string& cubin,
                     const Problem* problem = nullptr);
 

@@ -24,6 +24,7 @@ struct TestResult {
   std::string message;
   std::map<std::string, std::int64_t> key_metrics;
   std::map<std::string, double> seconds;  // dump, compile, extract, compare
+  std::string cache;  // the result cache: hit, miss or off; printed, not written (it depends on the run)
   nlohmann::json diff = nlohmann::json::array();    // metrics that moved
   nlohmann::json broken = nlohmann::json::array();  // invariants that do not hold
   std::vector<std::string> notes;                   // diagnostics, never gating

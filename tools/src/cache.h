@@ -1,0 +1,52 @@
+// The result cache: what the tools made of one bytecode for one
+// architecture (cubin, remarks, SASS listing, resource usage, TileIR text),
+// stored by a key of everything that decides it, so that a rerun, another
+// clone or another CI job skips tileiras, cuobjdump, nvdisasm and
+// tileirdisasm for a bytecode the cache has seen.
+//
+// The key hashes the bytecode (with the kernel file's folder left out, so
+// that clones at other paths share it), the architecture, the tools'
+// releases and the flags. An entry is a folder <dir>/v1/<key[0:2]>/<key>
+// holding the files and a manifest of their SHA-256; it is filled in a
+// temporary folder and renamed into place, so that concurrent tests and jobs
+// see a whole entry or none. An entry whose files do not match its manifest
+// (damaged, or written by something else) is removed and counted as a miss.
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace tileperf {
+
+// The hash that keys a bytecode: its bytes with every occurrence of the
+// kernel file's folder (`source_dir`, empty: none) replaced by a fixed token.
+std::string bytecode_identity(const std::string& bytecode, const std::string& source_dir);
+
+// The cache key of one compilation.
+std::string cache_key(const std::string& bytecode_identity, const std::string& arch,
+                      const std::map<std::string, std::string>& tool_releases,
+                      const std::string& flags);
+
+class ResultCache {
+ public:
+  explicit ResultCache(std::string dir) : dir_(std::move(dir)) {}  // "": off
+  bool enabled() const { return !dir_.empty(); }
+
+  // Copies the entry's files to their destinations (name -> path); false on
+  // a miss. A damaged entry is removed first.
+  bool fetch(const std::string& key, const std::map<std::string, std::string>& destinations) const;
+
+  // Stores the files (name -> path) under `key`, unless an entry is there.
+  void store(const std::string& key, const std::map<std::string, std::string>& files) const;
+
+  std::string entry_dir(const std::string& key) const;
+
+ private:
+  std::string dir_;
+};
+
+// The cache folder a check uses: TILEPERF_CACHE_DIR when set ("off" turns the
+// cache off), else `fallback`.
+std::string cache_dir_from_environment(const std::string& fallback);
+
+}  // namespace tileperf
