@@ -76,6 +76,11 @@ step_gate() {
   quiet ctest --test-dir "$build" -L perf
   grep -q "100% tests passed, 0 tests failed out of 11" "$WORK/last.log" ||
     fail "the gate did not pass: $(cat "$WORK/last.log")"
+  # The pair of CTAs the large launch asks for on sm_100 reached tileiras.
+  grep -q "NumCTAs: *2" "$build/tileperf/gemm/bf16_4100x3000x1000.sm_100.remarks.yaml" ||
+    fail "tileiras did not compile the large GEMM for pairs of CTAs on sm_100"
+  ! grep -q "NumCTAs: *2" "$build/tileperf/gemm/bf16_4100x3000x1000.sm_90.remarks.yaml" ||
+    fail "the sm_100 hint reached sm_90"
 }
 
 step_mismatch() {
