@@ -16,6 +16,12 @@ launch and the trip counts of its loops. The static cost estimate of the
 whole launch (``cost.launch``) is the per-block estimate times the blocks,
 with those trips; the GPU timing builds the same launch with
 ``case(torch, **problem.sizes)``.
+
+A kernel file of a library may import packages the gate's machine lacks:
+:func:`load_kernel_module` imports those named as ``placeholders`` as
+placeholder modules (:mod:`tileperf_dump.placeholders`), and a file inside a
+package by its dotted name. ``array(dtype, like=shape)`` states what cuTile's
+JIT infers from an array of that shape (:func:`jit_assumptions`).
 """
 
 from __future__ import annotations
