@@ -67,11 +67,10 @@ ProcessOptions tool_environment(const Toolchain& tc, const std::string& tool) {
   return opt;
 }
 
-std::string first_error_line(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::string t = trim(line);
+std::string first_error_line(std::string_view text) {
+  for (std::size_t begin = 0, end = 0; begin < text.size(); begin = end + 1) {
+    end = std::min(text.find('\n', begin), text.size());
+    std::string t = trim(text.substr(begin, end - begin));
     if (t.rfind("error", 0) == 0 || t.find(": error") != std::string::npos ||
         t.find("fatal") != std::string::npos) {
       return t;
@@ -80,11 +79,17 @@ std::string first_error_line(const std::string& text) {
   return {};
 }
 
-std::string tail(const std::string& text, std::size_t max_lines = 20) {
+// The last lines of what a tool said (of its last 16 KiB: a tool may have
+// written 64 MiB).
+std::string tail(std::string_view text, std::size_t max_lines = 20) {
+  constexpr std::size_t kRecent = 16 << 10;
+  bool cut = text.size() > kRecent;
+  if (cut) text = text.substr(text.size() - kRecent);
   auto lines = split(trim(text), '\n');
-  if (lines.size() <= max_lines) return trim(text);
+  if (!cut && lines.size() <= max_lines) return trim(text);
+  std::size_t from = lines.size() > max_lines ? lines.size() - max_lines : 0;
   std::string out = "...";
-  for (std::size_t i = lines.size() - max_lines; i < lines.size(); ++i) out += "\n" + lines[i];
+  for (std::size_t i = from; i < lines.size(); ++i) out += "\n" + lines[i];
   return out;
 }
 
