@@ -6,14 +6,19 @@
 #   tests/fuzz/run.sh --build                # only build every target
 #
 # Targets: elf line_table sass loops resusage remarks tileir metrics policy
-# result problem. Needs clang and libclang-rt-dev (Debian: apt-get install
-# clang libclang-rt-14-dev). The working corpus grows in
+# result problem. Installs what it needs and lacks with apt-get (clang and
+# libFuzzer: clang libclang-rt-14-dev on Debian 12). The working corpus grows in
 # build-fuzz/fuzz-corpus/<target>/, seeded from the fixtures; each input that
 # crashes, hangs (over 10 s) or leaks is written to build-fuzz/fuzz-findings/
 # and belongs, once fixed, in tests/fuzz/corpus/<target>/, whose files the
 # normal test suite replays (fuzz.replay.<target>).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
+if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get install -y clang libclang-rt-14-dev >/dev/null
+fi
 build="$top/build-fuzz"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$top" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
