@@ -31,7 +31,8 @@ if [ "${1:-}" = "--build" ]; then
 fi
 target=${1:?usage: tests/fuzz/run.sh <target> [seconds] | --build}
 seconds=${2:-600}
-cmake --build "$build" -j "$(nproc)" --target "fuzz_$target" >/dev/null
+# Targets run side by side share the build: one builds at a time.
+flock "$build/.build.lock" cmake --build "$build" -j "$(nproc)" --target "fuzz_$target" >/dev/null
 corpus="$build/fuzz-corpus/$target"
 findings="$build/fuzz-findings/$target"
 mkdir -p "$corpus" "$findings"
