@@ -189,6 +189,11 @@ function(_tileperf_check_command out)
     "KERNEL;CONFIG;ARCH;BYTECODE;WORK_DIR;BASELINE;CHECKS_DIR" "EXTRA"
     "KERNEL;CONFIG;ARCH;BYTECODE;WORK_DIR;BASELINE;CHECKS_DIR" ${ARGN})
   set(filter "^perf\\.${arg_KERNEL}\\.${arg_CONFIG}\\.${arg_ARCH}$")
+  # The command runs from the project's folder: the build folder relative to it.
+  file(RELATIVE_PATH build_dir "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}")
+  if(build_dir STREQUAL "")
+    set(build_dir .)
+  endif()
   set(${out}
     "$<TARGET_FILE:tileperf::tileperf>" check
     --kernel "${arg_KERNEL}" --config "${arg_CONFIG}" --arch "${arg_ARCH}"
@@ -196,7 +201,7 @@ function(_tileperf_check_command out)
     --baseline "${arg_BASELINE}" --checks "${arg_CHECKS_DIR}"
     --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
     --timeout "${TILEPERF_TOOL_TIMEOUT}"
-    --update-command "TILEPERF_FILTER='${filter}' cmake --build ${CMAKE_BINARY_DIR} --target update_baselines"
+    --update-command "TILEPERF_FILTER='${filter}' cmake --build ${build_dir} --target update_baselines"
     ${arg_EXTRA}
     PARENT_SCOPE)
 endfunction()

@@ -193,6 +193,7 @@ bad_result("diff_delta_string", lambda r: r.update({"diff": [{"metric": "regs", 
 bad_result("state_not_string", lambda r: r.update({"state": 5}))
 bad_result("missing_exit_code", lambda r: r.pop("exit_code"))
 bad_result("bad_kernel_name", lambda r: r.update({"kernel": "a b"}))
+bad_result("state_unknown", lambda r: r.update({"state": "<script>alert(1)</script>"}))
 bad_result("seconds_string", lambda r: r["seconds"].update({"compile": "slow"}))
 write("result/not_object/gelu.f16_1024.sm_120.result.json", "[]\n")
 
@@ -217,7 +218,10 @@ problem("no_grid.json", lambda p: p.pop("grid"))
 write("check/f16_1024.tileirbc", "bytecode stand-in: the fake tileiras does not read it\n")
 write("check/f16_1024.tileirbc.json", json.dumps({"bytecode_version": "13.4", "config": "f16_1024", "cuda_tile": "1.7.0", "kernel": "gelu", "seconds": 0.0, "signature": {"symbol": "gelu"}}, indent=2) + "\n")
 
-# --- a result whose state is markup: the HTML report's <title> must escape it
+# --- a result whose texts are markup: the HTML report must escape each
 markup = copy.deepcopy(result)
-markup["state"] = "<script>alert(1)</script>"
+markup["message"] = "<script>alert(1)</script>"
+markup["notes"] = ["<script>alert(2)</script>"]
+markup["diff"][0]["metric"] = "<script>alert(3)</script>"
+markup["broken"] = [{"require": "<script>alert(4)</script>", "metric": "x", "why": "<b>", "origin": "o", "found": "&"}]
 write("html_state/gelu.f16_1024.sm_120.result.json", json.dumps(markup, indent=2) + "\n")

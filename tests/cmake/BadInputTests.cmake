@@ -141,6 +141,7 @@ tileperf_bad_input(policy unknown_key "/gelu\\.json: unknown key 'rule'\n")
 
 set(_result "/gelu\\.f16_1024\\.sm_120\\.result\\.json: ")
 tileperf_bad_input(result bad_kernel_name "${_result}malformed result: key 'kernel' must match")
+tileperf_bad_input(result state_unknown "${_result}unknown state '<script>alert\\(1\\)</script>'\n")
 tileperf_bad_input(result diff_delta_string
   "${_result}malformed result: key 'diff\\[0\\]\\.delta' must be an integer difference of two counts\n")
 tileperf_bad_input(result diff_not_object "${_result}malformed result: key 'diff\\[0\\]' must be an object\n")
@@ -214,11 +215,12 @@ foreach(signal IN ITEMS INT KILL)
   set_tests_properties(fault.sig${signal}_while_a_tool_runs PROPERTIES LABELS "selftest;fault" TIMEOUT 40)
 endforeach()
 
-# A state that is markup reaches the HTML report's <title> escaped.
-add_test(NAME report.html_title_escaped
-  COMMAND sh -c "\"$1\" report \"$2\" --html \"$3\" && grep -F '<title>tileperf: 1 &lt;script&gt;alert(1)&lt;/script&gt;</title>' \"$3\""
+# Texts of a result that are markup (message, note, metric, broken check)
+# reach the HTML report escaped: no <script> of theirs, each one shown.
+add_test(NAME report.html_markup_escaped
+  COMMAND sh -c "\"$1\" report \"$2\" --html \"$3\" && ! grep -F '<script>alert' \"$3\" && for i in 1 2 3 4; do grep -qF \"&lt;script&gt;alert($i)&lt;/script&gt;\" \"$3\" || exit 1; done"
     sh $<TARGET_FILE:tileperf> "${_bad}/html_state" "${CMAKE_BINARY_DIR}/tileperf-selftest/html_state.html")
-set_tests_properties(report.html_title_escaped PROPERTIES LABELS "selftest;report")
+set_tests_properties(report.html_markup_escaped PROPERTIES LABELS "selftest;report")
 
 # A write interrupted by SIGKILL leaves <file>.tmp.<pid>: the next write of
 # the same file removes the temporaries whose process is gone.

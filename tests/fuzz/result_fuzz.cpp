@@ -6,9 +6,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;
   return fuzz::run_input(data, size, [](const std::string& text) {
-    TestResult r = result_from_json(parse_json(text, fuzz::kInputName), fuzz::kInputName);
-    auto report = report_json({r});
-    report_markdown(report);
-    report_html(report);
+    std::vector<TestResult> results{result_from_json(parse_json(text, fuzz::kInputName), fuzz::kInputName)};
+    ReportView view = make_report_view(results);
+    report_json(view);
+    report_markdown(view);
+    report_html(view);
   });
 }

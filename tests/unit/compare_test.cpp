@@ -40,13 +40,13 @@ const MetricDiff& find(const Comparison& c, const std::string& name) {
 }  // namespace
 
 namespace tileperf {
-std::ostream& operator<<(std::ostream& os, TestState s) { return os << state_name(s); }
+std::ostream& operator<<(std::ostream& os, State s) { return os << state_name(s); }
 }  // namespace tileperf
 
 BOOST_AUTO_TEST_CASE(within_tolerance_passes) {
   auto c = compare_metrics(metrics({{"sass.instructions", 1000}}),
                            metrics({{"sass.instructions", 1010}}), default_like());
-  BOOST_TEST(c.state == TestState::kPass);
+  BOOST_TEST(c.state == State::kPass);
   BOOST_TEST(find(c, "sass.instructions").limit == 10.0);
   BOOST_TEST(c.changed() == 1u);
 }
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(over_tolerance_regresses) {
   auto c = compare_metrics(metrics({{"sass.instructions", 1000}, {"sass.mufu.EX2", 8}}),
                            metrics({{"sass.instructions", 1011}, {"sass.mufu.EX2", 9}}),
                            default_like());
-  BOOST_TEST(c.state == TestState::kRegressed);
+  BOOST_TEST(c.state == State::kRegressed);
   auto regressed = c.with_verdict(Verdict::kRegressed);
   BOOST_REQUIRE(regressed.size() == 2u);
   BOOST_TEST(regressed[0]->name == "sass.mufu.EX2");  // +12.5% sorts before +1.1%
@@ -76,20 +76,20 @@ BOOST_AUTO_TEST_CASE(improvement_and_directions) {
   auto c = compare_metrics(metrics({{"cubin.bytes", 1000}, {"tensor_core", 2}, {"ii", 40}}),
                            metrics({{"cubin.bytes", 900}, {"tensor_core", 2}, {"ii", 40}}),
                            default_like());
-  BOOST_TEST(c.state == TestState::kImproved);
+  BOOST_TEST(c.state == State::kImproved);
   auto fewer_mma = compare_metrics(metrics({{"tensor_core", 2}}), metrics({{"tensor_core", 1}}),
                                    default_like());
-  BOOST_TEST(fewer_mma.state == TestState::kRegressed);
+  BOOST_TEST(fewer_mma.state == State::kRegressed);
   auto lower_ii = compare_metrics(metrics({{"ii", 40}}), metrics({{"ii", 39}}), default_like());
-  BOOST_TEST(lower_ii.state == TestState::kRegressed);  // exact: any change counts
+  BOOST_TEST(lower_ii.state == State::kRegressed);  // exact: any change counts
 }
 
 BOOST_AUTO_TEST_CASE(info_metrics_never_gate_unless_exact) {
   auto base = metrics({{"sass.opcode.FADD", 8}});
   auto cur = metrics({{"sass.opcode.FADD", 80}});
-  BOOST_TEST(compare_metrics(base, cur, default_like()).state == TestState::kPass);
-  BOOST_TEST(compare_metrics(base, cur, default_like(), true).state == TestState::kRegressed);
-  BOOST_TEST(compare_metrics(base, base, default_like(), true).state == TestState::kPass);
+  BOOST_TEST(compare_metrics(base, cur, default_like()).state == State::kPass);
+  BOOST_TEST(compare_metrics(base, cur, default_like(), true).state == State::kRegressed);
+  BOOST_TEST(compare_metrics(base, base, default_like(), true).state == State::kPass);
 }
 
 BOOST_AUTO_TEST_CASE(diff_table_shows_moves_and_top_opcodes) {
@@ -97,13 +97,13 @@ BOOST_AUTO_TEST_CASE(diff_table_shows_moves_and_top_opcodes) {
       metrics({{"sass.mufu.TANH", 8}, {"sass.opcode.MUFU.TANH", 8}, {"sass.opcode.FMUL", 40}}),
       metrics({{"sass.mufu.TANH", 16}, {"sass.opcode.MUFU.TANH", 16}, {"sass.opcode.FMUL", 38}}),
       default_like());
-  std::string table = format_diff_table(c);
+  std::string table = format_diff_table(c.diffs);
   BOOST_TEST(table.find("sass.mufu.TANH") != std::string::npos);
   BOOST_TEST(table.find("+100.0%") != std::string::npos);
   BOOST_TEST(table.find("REGRESSED") != std::string::npos);
   BOOST_TEST(table.find("opcodes that moved most: MUFU.TANH +8, FMUL -2") != std::string::npos);
   auto same = compare_metrics(metrics({{"regs", 4}}), metrics({{"regs", 4}}), default_like());
-  BOOST_TEST(format_diff_table(same) == "  no metric moved\n");
+  BOOST_TEST(format_diff_table(same.diffs) == "  no metric moved\n");
 }
 
 BOOST_AUTO_TEST_CASE(broken_invariant_fails_even_when_baseline_agrees) {
@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(broken_invariant_fails_even_when_baseline_agrees) {
   auto spilling = metrics({{"local.bytes", 32}});
   auto c = compare_metrics(spilling, spilling, p);
   BOOST_TEST(c.changed() == 0u);
-  BOOST_TEST(c.state == TestState::kRegressed);
+  BOOST_TEST(c.state == State::kRegressed);
   BOOST_TEST(format_broken(c.broken) ==
              "  check broken: checks/k.json: invariants[0] requires local.bytes == 0 (no spills); "
              "found local.bytes = 32\n");
@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(total_line_and_measurements) {
                            metrics({{"sass.instructions", 100}, {"regs", 5}, {"sass.opcode.FADD", 4},
                                     {"sass.mufu.RCP", 2}}),
                            default_like());
-  BOOST_TEST(format_diff_table(c).find(
+  BOOST_TEST(format_diff_table(c.diffs).find(
                  "  TOTAL  5 metrics: 4 moved (2 regressed, 1 improved, 0 within limits, "
                  "1 informational; 1 new, 1 removed), 1 unchanged\n") != std::string::npos);
   auto m = metrics({{"sass.instructions", 100}, {"sass.opcode.FADD", 3}});

@@ -20,12 +20,19 @@ EditExpectation mutant(std::vector<std::string> metrics) {
   return {"m", EditKind::kMutant, std::move(metrics), {"f16_1024"}};
 }
 
+MetricDiff over_limit(const std::string& metric) {
+  MetricDiff d;
+  d.name = metric;
+  d.verdict = Verdict::kRegressed;
+  return d;
+}
+
 TestResult regressed(std::vector<std::string> over, std::vector<std::string> broken_metrics = {}) {
   TestResult r;
-  r.state = "regressed";
+  r.state = State::kRegressed;
   r.exit_code = kExitRegression;
-  for (const auto& m : over) r.diff.push_back({{"metric", m}, {"verdict", "regressed"}});
-  for (const auto& m : broken_metrics) r.broken.push_back({{"metric", m}, {"require", m + " == 0"}});
+  for (const auto& m : over) r.diff.push_back(over_limit(m));
+  for (const auto& m : broken_metrics) r.broken.push_back({m + " == 0", m, "", "", ""});
   return r;
 }
 
@@ -56,10 +63,10 @@ BOOST_AUTO_TEST_CASE(a_broken_invariant_names_its_metric_or_its_set_prefix) {
 
 BOOST_AUTO_TEST_CASE(a_mutant_that_did_not_regress_escaped) {
   TestResult pass;
-  pass.state = "pass";
+  pass.state = State::kPass;
   BOOST_TEST(judge_edit(mutant({"sass.instructions"}), &pass).text == "escaped (state pass, exit 0)");
   TestResult failure;
-  failure.state = "toolchain failure";
+  failure.state = State::kToolchainFailure;
   failure.exit_code = kExitToolchain;
   BOOST_TEST(!judge_edit(mutant({"sass.instructions"}), &failure).as_expected);
   BOOST_TEST(judge_edit(mutant({"x"}), nullptr).text == "not run (no result file)");
@@ -67,7 +74,7 @@ BOOST_AUTO_TEST_CASE(a_mutant_that_did_not_regress_escaped) {
 
 BOOST_AUTO_TEST_CASE(a_mutant_expecting_its_signature_must_end_as_signature_changed) {
   TestResult changed;
-  changed.state = "signature changed";
+  changed.state = State::kSignatureChanged;
   changed.exit_code = kExitSignatureChanged;
   BOOST_TEST(judge_edit(mutant({"signature"}), &changed).as_expected);
   auto r = regressed({"sass.instructions"});
@@ -75,14 +82,14 @@ BOOST_AUTO_TEST_CASE(a_mutant_expecting_its_signature_must_end_as_signature_chan
              "escaped (state regressed, not signature changed)");
   BOOST_TEST(!judge_edit(mutant({"sass.instructions"}), &changed).as_expected);
   // A mutant of the configuration: another signature, and the metric moved.
-  changed.diff.push_back({{"metric", "sass.instructions"}, {"verdict", "regressed"}});
+  changed.diff.push_back(over_limit("sass.instructions"));
   BOOST_TEST(judge_edit(mutant({"sass.instructions"}), &changed).as_expected);
 }
 
 BOOST_AUTO_TEST_CASE(a_noop_edit_is_clean_only_when_its_exact_check_passed) {
   EditExpectation noop{"n", EditKind::kNoop, {}, {"f16_1024"}};
   TestResult pass;
-  pass.state = "pass";
+  pass.state = State::kPass;
   BOOST_TEST(judge_edit(noop, &pass).text == "clean");
   auto moved = regressed({"sass.opcode.FFMA"});
   BOOST_TEST(judge_edit(noop, &moved).text == "moved (state regressed)");

@@ -167,11 +167,11 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     // away with the value 0 is a change too.
     if (old.values == current.values && same_toolchain(old, current) &&
         old.signature == current.signature && old.generator == current.generator) {
-      result.state = "unchanged";
+      result.state = State::kUnchanged;
       return kExitOk;
     }
     result.set_diff(c);
-    result.state = "updated";
+    result.state = State::kUpdated;
     result.message = fmt::format("{} metric(s) moved", c.changed());
     if (!same_toolchain(old, current)) {
       result.message += fmt::format("; toolchain was: {}; now: {}", toolchain_text(old),
@@ -180,9 +180,9 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     if (auto changes = signature_changes(old, current); !changes.empty()) {
       result.message += fmt::format("; signature changed: {}", fmt::join(changes, "; "));
     }
-    report = format_diff_table(c, o.verbose);
+    report = format_diff_table(c.diffs, o.verbose);
   } else {
-    result.state = "created";
+    result.state = State::kCreated;
   }
   write_file_atomic(o.baseline, to_json_text(current));
   return kExitOk;
@@ -191,7 +191,7 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
 int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
                           const LoopReport& loops, TestResult& result, std::string& report) {
   if (!fs::exists(o.baseline)) {
-    result.state = "new";
+    result.state = State::kNew;
     result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
                                  o.update_command);
     return kExitNew;
@@ -199,7 +199,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   auto t = Clock::now();
   Metrics baseline = read_metrics(o.baseline);
   if (!same_toolchain(baseline, current)) {
-    result.state = "toolchain changed";
+    result.state = State::kToolchainChanged;
     result.message = fmt::format("baseline made with {}; now {}; review and update with: {}",
                                  toolchain_text(baseline), toolchain_text(current),
                                  o.update_command);
@@ -208,23 +208,21 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   Comparison c = compare_metrics(baseline, current, policy, o.exact);
   result.seconds["compare"] = since(t);
   result.set_diff(c);
-  result.state = state_name(c.state);
+  result.state = c.state;
   auto regressed = c.with_verdict(Verdict::kRegressed);
   if (!regressed.empty() || !c.broken.empty()) {
-    std::string names;
-    for (auto* d : regressed) names += (names.empty() ? "" : ", ") + d->name;
-    if (!names.empty()) result.message = "over the limit: " + names;
-    if (!c.broken.empty()) {
-      result.message += fmt::format("{}{} check(s) broken", names.empty() ? "" : "; ", c.broken.size());
-    }
-  } else if (c.state == TestState::kImproved && o.strict) {
-    result.state = "stale";
+    std::vector<std::string> what;
+    if (!regressed.empty()) what.push_back(fmt::format("{} metric(s) over the limit", regressed.size()));
+    if (!c.broken.empty()) what.push_back(fmt::format("{} check(s) broken", c.broken.size()));
+    result.message = fmt::format("{}; if intended, accept with: {}", fmt::join(what, ", "), o.update_command);
+  } else if (c.state == State::kImproved && o.strict) {
+    result.state = State::kStale;
     result.message = "improved beyond tolerance, and strict mode fails on a stale baseline; "
                      "tighten it with: " + o.update_command;
-  } else if (c.state == TestState::kImproved) {
+  } else if (c.state == State::kImproved) {
     result.message = "improved beyond tolerance; tighten the baseline with: " + o.update_command;
   }
-  report = format_broken(c.broken) + format_diff_table(c, o.verbose);
+  report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
   bool loop_moved = std::any_of(c.diffs.begin(), c.diffs.end(), [](const MetricDiff& d) {
     return d.delta() != 0 && d.direction != Direction::kInfo &&
            (d.name.rfind("loop.", 0) == 0 || d.name.rfind("cost.", 0) == 0);
@@ -233,7 +231,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   // Another export than the baseline's fails whatever moved; the metrics are
   // still shown for the review.
   if (auto changes = signature_changes(baseline, current); !changes.empty()) {
-    result.state = "signature changed";
+    result.state = State::kSignatureChanged;
     result.message = fmt::format("the configuration exports another kernel than the baseline's "
                                  "({}){}; if intended, update with: {}",
                                  fmt::join(changes, "; "),
@@ -241,7 +239,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
                                  o.update_command);
     return kExitSignatureChanged;
   }
-  if (c.state == TestState::kRegressed || result.state == "stale") return kExitRegression;
+  if (c.state == State::kRegressed || result.state == State::kStale) return kExitRegression;
   return kExitOk;
 }
 
@@ -258,7 +256,7 @@ void finish(const CheckOptions& o, TestResult& result, const std::string& report
             bool print_message = true) {
   write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n");
   std::string timing = timing_text(result);
-  fmt::print("{}: {}{}{}\n", result.id.name(), result.state, format_key_metrics(result.key_metrics),
+  fmt::print("{}: {}{}{}\n", result.id.name(), state_name(result.state), format_key_metrics(result.key_metrics),
              timing.empty() ? "" : " (" + timing + ")");
   if (print_message && !result.message.empty()) fmt::print("  {}\n", result.message);
   fmt::print("{}", report);

@@ -43,10 +43,10 @@ int run_compare(const Args& args) {
   }
   Policy policy = load_policy(checks, current.id.kernel, current.id.config);
   Comparison c = compare_metrics(baseline, current, policy, exact);
-  bool stale = strict && c.state == TestState::kImproved;
+  bool stale = strict && c.state == State::kImproved;
   fmt::print("{}: {}\n{}{}", current.id.name(), stale ? "stale" : state_name(c.state),
-             format_broken(c.broken), format_diff_table(c, verbose));
-  return c.state == TestState::kRegressed || stale ? kExitRegression : kExitOk;
+             format_broken(c.broken), format_diff_table(c.diffs, verbose));
+  return c.state == State::kRegressed || stale ? kExitRegression : kExitOk;
 }
 
 }  // namespace tileperf

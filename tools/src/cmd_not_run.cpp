@@ -32,12 +32,12 @@ int run_not_run(const Args& args) {
   if (parse_args(app, args)) return kExitOk;
   validate_test_id(r.id);
   require = require || every_test_must_run();
-  r.state = require ? "not run" : "skipped";
+  r.state = require ? State::kNotRun : State::kSkipped;
   r.exit_code = require ? kExitNotRun : kExitSkipped;
   std::filesystem::create_directories(work_dir);
   write_file_atomic((std::filesystem::path(work_dir) / (r.id.config + "." + r.id.arch + ".result.json")).string(),
                     to_json(r).dump(2) + "\n");
-  fmt::print("{}: {}: {}{}\n", r.id.name(), r.state, r.message,
+  fmt::print("{}: {}: {}{}\n", r.id.name(), state_name(r.state), r.message,
              require ? " (every test must run here: CI is set or --require-run was given)" : "");
   return r.exit_code;
 }

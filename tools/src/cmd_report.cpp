@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "error.h"
 #include "report_formats.h"
+#include "report_view.h"
 #include "result.h"
 #include "text.h"
 
@@ -20,18 +21,25 @@ int run_report(const Args& args) {
                "report");
   std::vector<std::string> dirs;
   std::string json, markdown, html;
+  MarkdownOptions md;
   app.add_option("dirs", dirs, "folders holding result files")->required();
   app.add_option("--json", json, "write the merged report as JSON");
   app.add_option("--markdown", markdown, "write Markdown for a merge-request comment");
   app.add_option("--html", html, "write a self-contained HTML page with charts");
+  app.add_option("--max-comment-chars", md.max_chars,
+                 "shorten the Markdown past this size (GitHub refuses comments over 65536)")
+      ->capture_default_str();
+  app.add_option("--full-report", md.full_report,
+                 "where the full report is (a link), named by a shortened Markdown comment");
   app.footer("A test found in two folders is an error: shards must not overlap.");
   if (parse_args(app, args)) return kExitOk;
 
-  nlohmann::json report = report_json(collect_results(dirs));
-  if (!json.empty()) write_file_atomic(json, report.dump(2) + "\n");
-  if (!markdown.empty()) write_file_atomic(markdown, report_markdown(report));
-  if (!html.empty()) write_file_atomic(html, report_html(report));
-  if (json.empty() && markdown.empty() && html.empty()) std::cout << report_markdown(report);
+  auto results = collect_results(dirs);
+  ReportView view = make_report_view(results);
+  if (!json.empty()) write_file_atomic(json, report_json(view).dump(2) + "\n");
+  if (!markdown.empty()) write_file_atomic(markdown, report_markdown(view, md));
+  if (!html.empty()) write_file_atomic(html, report_html(view));
+  if (json.empty() && markdown.empty() && html.empty()) std::cout << report_markdown(view, md);
   return kExitOk;
 }
 

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "metrics.h"
 #include "report.h"
+#include "report_view.h"
 #include "result.h"
 #include "text.h"
 
@@ -19,19 +20,19 @@ namespace tileperf {
 
 namespace {
 
-// Under a test that did not simply pass: why, and what went over its limit.
-std::string details(const TestResult& r) {
-  if (r.state == "pass" || r.state == "unchanged" || r.state == "created") return "";
+// Under a test: its message (why it was skipped, say); for one that needs a
+// look, what went over its limit (for an update, every gated metric that
+// moved, for its review).
+std::string details(const TestView& t) {
   std::string out;
-  if (!r.message.empty()) out += "    " + r.message + "\n";
-  for (const auto& d : r.diff) {
-    // An update lists what moved for its review; other states what failed.
-    bool show = r.state == "updated" ? d.value("direction", "") != "info"
-                                     : d.value("verdict", "") == "regressed";
-    if (!show) continue;
-    out += fmt::format("    {}: {} -> {} ({:+d}, limit {:g}, {})\n", d.value("metric", "?"),
-                       d.value("baseline", 0), d.value("current", 0), d.value("delta", 0),
-                       d.value("limit", 0.0), d.value("verdict", ""));
+  if (!t.result->message.empty()) out += "    " + t.result->message + "\n";
+  if (!t.needs_look) return out;
+  for (const auto& d : t.result->state == State::kUpdated ? t.rows : t.regressed()) {
+    out += fmt::format("    {}{}: {} -> {} ({}, {}, limit {}, {})\n", d.metric, d.marker, d.baseline, d.current,
+                       d.delta_text, d.percent_text, d.limit_text, verdict_name(d.verdict));
+  }
+  for (const auto& b : t.result->broken) {
+    out += fmt::format("    check broken: {}; found {}\n", b.require, b.found);
   }
   return out;
 }
@@ -77,16 +78,13 @@ int run_summary(const Args& args) {
     print_timings(results);
     return kExitOk;
   }
+  ReportView view = make_report_view(results);
   std::size_t width = 0;
-  for (const auto& r : results) width = std::max(width, r.id.name().size());
-  std::map<std::string, int> states;
-  for (const auto& r : results) {
-    fmt::print("{:<{}}  {:<17}{}\n{}", r.id.name(), width, r.state, format_key_metrics(r.key_metrics), details(r));
-    ++states[r.state];
+  for (const auto& t : view.tests) width = std::max(width, t.name.size());
+  for (const auto& t : view.tests) {
+    fmt::print("{:<{}}  {:<17}{}\n{}", t.name, width, t.state, format_key_metrics(t.result->key_metrics), details(t));
   }
-  std::string counts;
-  for (const auto& [state, n] : states) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, state);
-  fmt::print("{} tests: {}\n", results.size(), counts.empty() ? "none" : counts);
+  fmt::print("{} tests: {}\n", view.tests.size(), view.counts_text());
   return kExitOk;
 }
 

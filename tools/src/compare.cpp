@@ -107,20 +107,45 @@ Comparison compare_metrics(const Metrics& baseline, const Metrics& current, cons
   std::sort(result.diffs.begin(), result.diffs.end(), by_impact);
   result.broken = check_invariants(policy, current);
   if (!result.with_verdict(Verdict::kRegressed).empty() || !result.broken.empty()) {
-    result.state = TestState::kRegressed;
+    result.state = State::kRegressed;
   } else if (!result.with_verdict(Verdict::kImproved).empty()) {
-    result.state = TestState::kImproved;
+    result.state = State::kImproved;
   }
   return result;
 }
 
-const char* state_name(TestState s) {
-  switch (s) {
-    case TestState::kPass: return "pass";
-    case TestState::kImproved: return "improved";
-    case TestState::kRegressed: return "regressed";
+const char* change_name(Change c) {
+  switch (c) {
+    case Change::kUnchanged: return "unchanged";
+    case Change::kChanged: return "changed";
+    case Change::kNew: return "new";
+    case Change::kRemoved: return "removed";
   }
-  return "?";
+  return "changed";
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kOk: return "ok";
+    case Verdict::kImproved: return "improved";
+    case Verdict::kRegressed: return "regressed";
+    case Verdict::kInfo: return "info";
+  }
+  return "info";
+}
+
+Change change_from_name(const std::string& name) {
+  for (Change c : {Change::kUnchanged, Change::kChanged, Change::kNew, Change::kRemoved}) {
+    if (name == change_name(c)) return c;
+  }
+  return Change::kChanged;
+}
+
+Verdict verdict_from_name(const std::string& name) {
+  for (Verdict v : {Verdict::kOk, Verdict::kImproved, Verdict::kRegressed, Verdict::kInfo}) {
+    if (name == verdict_name(v)) return v;
+  }
+  return Verdict::kInfo;
 }
 
 }  // namespace tileperf

@@ -7,6 +7,7 @@
 
 #include "metrics.h"
 #include "policy.h"
+#include "states.h"
 
 namespace tileperf {
 
@@ -29,12 +30,11 @@ struct MetricDiff {
   double percent() const;
 };
 
-enum class TestState { kPass, kImproved, kRegressed };
 
 struct Comparison {
   std::vector<MetricDiff> diffs;  // every metric of either side, sorted by impact
   std::vector<BrokenInvariant> broken;  // invariants of the policy that do not hold
-  TestState state = TestState::kPass;
+  State state = State::kPass;  // kPass, kImproved or kRegressed
   std::size_t changed() const;
   std::vector<const MetricDiff*> with_verdict(Verdict v) const;
 };
@@ -45,6 +45,10 @@ struct Comparison {
 Comparison compare_metrics(const Metrics& baseline, const Metrics& current,
                            const Policy& policy, bool exact = false);
 
-const char* state_name(TestState s);
+// Names in result files and reports.
+const char* change_name(Change c);
+const char* verdict_name(Verdict v);
+Change change_from_name(const std::string& name);    // kChanged for an unknown name
+Verdict verdict_from_name(const std::string& name);  // kInfo for an unknown name
 
 }  // namespace tileperf

@@ -19,35 +19,37 @@ namespace {
 std::set<std::string> failing_metrics(const TestResult& r) {
   std::set<std::string> names;
   for (const auto& d : r.diff) {
-    if (d.value("verdict", "") == "regressed") names.insert(d.value("metric", ""));
+    if (d.verdict == Verdict::kRegressed) names.insert(d.name);
   }
-  for (const auto& b : r.broken) names.insert(b.value("metric", ""));
+  for (const auto& b : r.broken) names.insert(b.metric);
   return names;
 }
 
 EditVerdict judge_mutant(const EditExpectation& edit, const TestResult& r) {
   if (edit.metrics == std::vector<std::string>{kSignatureExpectation}) {
-    if (r.state == "signature changed" && r.exit_code == kExitSignatureChanged) return {true, "caught"};
-    return {false, fmt::format("escaped (state {}, not signature changed)", r.state)};
+    if (r.state == State::kSignatureChanged && r.exit_code == kExitSignatureChanged) return {true, "caught"};
+    return {false, fmt::format("escaped (state {}, not signature changed)", state_name(r.state))};
   }
   // A mutant of the configuration (a constraint, a tile size) also changes
   // the signature: its check fails as signature changed, with the metrics.
-  bool failed = (r.state == "regressed" && r.exit_code == kExitRegression) ||
-                (r.state == "signature changed" && r.exit_code == kExitSignatureChanged);
-  if (!failed) return {false, fmt::format("escaped (state {}, exit {})", r.state, r.exit_code)};
+  bool failed = (r.state == State::kRegressed && r.exit_code == kExitRegression) ||
+                (r.state == State::kSignatureChanged && r.exit_code == kExitSignatureChanged);
+  if (!failed) {
+    return {false, fmt::format("escaped (state {}, exit {})", state_name(r.state), r.exit_code)};
+  }
   auto failing = failing_metrics(r);
   for (const auto& metric : edit.metrics) {
     if (!failing.count(metric)) {
       return {false, fmt::format("escaped ({} neither over its limit nor in a broken check; state {})",
-                                 metric, r.state)};
+                                 metric, state_name(r.state))};
     }
   }
   return {true, "caught"};
 }
 
 EditVerdict judge_noop(const TestResult& r) {
-  if (r.state == "pass" && r.exit_code == kExitOk) return {true, "clean"};
-  return {false, fmt::format("moved (state {})", r.state)};
+  if (r.state == State::kPass && r.exit_code == kExitOk) return {true, "clean"};
+  return {false, fmt::format("moved (state {})", state_name(r.state))};
 }
 
 std::vector<std::string> string_list(const nlohmann::json& j, const char* key, const std::string& where,

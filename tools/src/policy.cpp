@@ -205,6 +205,13 @@ const char* direction_name(Direction d) {
   return "?";
 }
 
+Direction direction_from_name(const std::string& name) {
+  for (Direction d : {Direction::kLower, Direction::kHigher, Direction::kExact, Direction::kInfo}) {
+    if (name == direction_name(d)) return d;
+  }
+  return Direction::kInfo;
+}
+
 bool glob_match(const std::string& pattern, const std::string& text) {
   std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
   while (t < text.size()) {

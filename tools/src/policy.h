@@ -59,6 +59,7 @@ Tolerance parse_tolerance(const std::string& text);
 // Parses a require string. Throws UsageError on bad text.
 Invariant parse_invariant(const std::string& text);
 const char* direction_name(Direction d);
+Direction direction_from_name(const std::string& name);  // kInfo for an unknown name
 bool glob_match(const std::string& pattern, const std::string& text);
 
 // The rules and invariants of one policy file's text, for `config`.

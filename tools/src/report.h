@@ -1,21 +1,24 @@
-// Human-readable output of a comparison: the diff table and one-line summaries.
+// What `check` and `compare` print about one comparison: the diff table,
+// where the main loop is, the broken checks, the key metrics; and the CTest
+// measurements.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "compare.h"
 #include "loops.h"
 #include "metrics.h"
+#include "report_view.h"
 
 namespace tileperf {
 
-// Table of gated metrics that moved (all moved metrics with `verbose`):
-// metric, baseline, current, signed delta, percent, limit, verdict, sorted by
-// impact, with [new] and [removed] markers; then the opcodes that moved most
-// and a TOTAL line counting moved and unchanged metrics.
-std::string format_diff_table(const Comparison& c, bool verbose = false);
+// Table of the rows shown_rows picks (metric, baseline, current, signed
+// delta, percent, limit, verdict), the opcodes that moved most in the kernel
+// and in its main loop, and a TOTAL line counting moved and unchanged metrics.
+std::string format_diff_table(const std::vector<MetricDiff>& diffs, bool verbose = false);
 
 // "main loop: 0x0b10-0x0f60 of matmul (matmul.py:35-38), depth 1, 128
 // trips (k): ..." where the current kernel's main loop is, for a regression
@@ -29,14 +32,7 @@ std::string format_measurements(const Metrics& m, const Policy& policy);
 // One line per broken invariant: what it requires, why, and what was found.
 std::string format_broken(const std::vector<BrokenInvariant>& broken);
 
-// The metrics each test's one-line summary shows, in this order.
-inline const char* const kKeyMetrics[] = {"sass.instructions", "sass.mufu", "regs", "local.bytes",
-                                          "cubin.bytes"};
-
 // " cubin.bytes=14289 local.bytes=0 regs=40 sass.instructions=255 sass.mufu=8"
 std::string format_key_metrics(const std::map<std::string, std::int64_t>& key_metrics);
-
-std::string format_signed(double v);
-std::string format_percent(double pct);
 
 }  // namespace tileperf

@@ -16,34 +16,44 @@
 namespace tileperf {
 
 void TestResult::set_diff(const Comparison& c) {
-  diff = nlohmann::json::array();
+  diff.clear();
   for (const auto& d : c.diffs) {
-    if (d.delta() == 0 && d.verdict != Verdict::kRegressed) continue;
-    diff.push_back({{"metric", d.name},
-                    {"baseline", d.baseline},
-                    {"current", d.current},
-                    {"delta", d.delta()},
-                    {"limit", d.limit},
-                    {"direction", direction_name(d.direction)},
-                    {"verdict", d.verdict == Verdict::kRegressed  ? "regressed"
-                                : d.verdict == Verdict::kImproved ? "improved"
-                                : d.verdict == Verdict::kOk       ? "ok"
-                                                                  : "info"}});
+    if (d.delta() != 0 || d.verdict == Verdict::kRegressed) diff.push_back(d);
   }
-  broken = nlohmann::json::array();
+  broken.clear();
   for (const auto& b : c.broken) {
-    broken.push_back({{"require", b.invariant->text}, {"metric", b.invariant->metric},
-                      {"why", b.invariant->why}, {"origin", b.invariant->origin},
-                      {"found", b.found}});
+    broken.push_back({b.invariant->text, b.invariant->metric, b.invariant->why,
+                      b.invariant->origin, b.found});
   }
 }
 
+namespace {
+
+nlohmann::json diff_json(const MetricDiff& d) {
+  return {{"metric", d.name},           {"baseline", d.baseline},
+          {"current", d.current},       {"delta", d.delta()},
+          {"limit", d.limit},           {"direction", direction_name(d.direction)},
+          {"verdict", verdict_name(d.verdict)}, {"change", change_name(d.change)}};
+}
+
+nlohmann::json broken_json(const BrokenCheck& b) {
+  return {{"require", b.require}, {"metric", b.metric}, {"why", b.why},
+          {"origin", b.origin},   {"found", b.found}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const TestResult& r) {
-  return {{"format", kResultFormat},  {"test", r.id.name()},       {"kernel", r.id.kernel},
-          {"config", r.id.config},    {"arch", r.id.arch},         {"state", r.state},
-          {"exit_code", r.exit_code}, {"message", r.message},      {"key_metrics", r.key_metrics},
-          {"seconds", r.seconds},     {"diff", r.diff},            {"broken", r.broken},
-          {"notes", r.notes}};
+  nlohmann::json diff = nlohmann::json::array(), broken = nlohmann::json::array();
+  for (const auto& d : r.diff) diff.push_back(diff_json(d));
+  for (const auto& b : r.broken) broken.push_back(broken_json(b));
+  nlohmann::json j = {{"format", kResultFormat},  {"test", r.id.name()},   {"kernel", r.id.kernel},
+                      {"config", r.id.config},    {"arch", r.id.arch},     {"state", state_name(r.state)},
+                      {"exit_code", r.exit_code}, {"message", r.message},  {"key_metrics", r.key_metrics},
+                      {"seconds", r.seconds},     {"diff", diff},          {"broken", broken},
+                      {"notes", r.notes}};
+  if (!r.run.empty()) j["run"] = r.run;
+  return j;
 }
 
 namespace {
@@ -72,7 +82,7 @@ void check_list(const nlohmann::json& j, const char* key, const std::string& fil
 }
 
 void check_diff_entry(const nlohmann::json& d, const std::string& where, const std::string& filename) {
-  check_strings(d, {"metric", "direction", "verdict"}, filename, where);
+  check_strings(d, {"metric", "direction", "verdict", "change"}, filename, where);
   for (const char* k : {"baseline", "current"}) {
     if (d.contains(k)) json_count(d.at(k), filename, where + k);
   }
@@ -121,6 +131,25 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
 
 }  // namespace
 
+namespace {
+
+MetricDiff diff_from_json(const nlohmann::json& d) {
+  MetricDiff m;
+  m.name = d.value("metric", "");
+  m.baseline = d.value("baseline", std::int64_t(0));
+  m.current = d.value("current", std::int64_t(0));
+  m.limit = d.value("limit", 0.0);
+  m.direction = direction_from_name(d.value("direction", "info"));
+  m.verdict = verdict_from_name(d.value("verdict", "info"));
+  m.change = d.contains("change") ? change_from_name(d.value("change", ""))
+             : m.baseline == 0 && m.current != 0 ? Change::kNew
+             : m.current == 0 && m.baseline != 0 ? Change::kRemoved
+                                                 : Change::kChanged;
+  return m;
+}
+
+}  // namespace
+
 TestResult result_from_json(const nlohmann::json& j, const std::string& filename) {
   check_result(j, filename);
   try {
@@ -129,13 +158,17 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     }
     TestResult r;
     r.id = {j.at("kernel"), j.at("config"), j.at("arch")};
-    r.state = j.at("state");
+    r.state = state_from_name(j.at("state"), filename);
     r.exit_code = j.at("exit_code");
     r.message = j.value("message", "");
+    r.run = j.value("run", "");
     r.key_metrics = j.at("key_metrics").get<std::map<std::string, std::int64_t>>();
     r.seconds = j.at("seconds").get<std::map<std::string, double>>();
-    r.diff = j.value("diff", nlohmann::json::array());
-    r.broken = j.value("broken", nlohmann::json::array());
+    for (const auto& d : j.value("diff", nlohmann::json::array())) r.diff.push_back(diff_from_json(d));
+    for (const auto& b : j.value("broken", nlohmann::json::array())) {
+      r.broken.push_back({b.value("require", ""), b.value("metric", ""), b.value("why", ""),
+                          b.value("origin", ""), b.value("found", "")});
+    }
     r.notes = j.value("notes", std::vector<std::string>{});
     return r;
   } catch (const nlohmann::json::exception& e) {
@@ -174,19 +207,5 @@ bool every_test_must_run() {
   return !v.empty() && v != "0" && v != "false";
 }
 
-const char* state_for_exit(int code) {
-  switch (code) {
-    case kExitOk: return "pass";
-    case kExitBadInput: return "bad input";
-    case kExitRegression: return "regressed";
-    case kExitToolchain: return "toolchain failure";
-    case kExitNew: return "new";
-    case kExitToolchainChanged: return "toolchain changed";
-    case kExitSignatureChanged: return "signature changed";
-    case kExitNotRun: return "not run";
-    case kExitSkipped: return "skipped";
-    default: return "error";
-  }
-}
 
 }  // namespace tileperf

@@ -11,23 +11,31 @@
 
 #include "compare.h"
 #include "metrics.h"
+#include "states.h"
 
 namespace tileperf {
 
 inline constexpr const char* kResultFormat = "tileperf-result/1";
 
+// An invariant of checks/ that does not hold.
+struct BrokenCheck {
+  std::string require;  // "remarks.tensor_core.failed == 0"
+  std::string metric;   // the metric it is about (a set invariant's prefix)
+  std::string why, origin, found;
+};
+
 struct TestResult {
   TestId id;
-  std::string state;  // pass, improved, regressed, new, toolchain changed, updated,
-                      // unchanged, toolchain failure, skipped, bad input, error
+  State state = State::kPass;
   int exit_code = 0;
   std::string message;
   std::map<std::string, std::int64_t> key_metrics;
   std::map<std::string, double> seconds;  // dump, compile, extract, compare
   std::string cache;  // the result cache: hit, miss or off; printed, not written (it depends on the run)
-  nlohmann::json diff = nlohmann::json::array();    // metrics that moved
-  nlohmann::json broken = nlohmann::json::array();  // invariants that do not hold
-  std::vector<std::string> notes;                   // diagnostics, never gating
+  std::string run;    // the run that wrote it (see run_id); "" for a result of no known run
+  std::vector<MetricDiff> diff;      // metrics that moved, and every one over its limit
+  std::vector<BrokenCheck> broken;   // invariants that do not hold
+  std::vector<std::string> notes;    // diagnostics, never gating
 
   void set_diff(const Comparison& c);
 };
@@ -43,7 +51,5 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs);
 // (the environment variable CI set to anything but "", "0" or "false").
 bool every_test_must_run();
 
-// State name for an error's exit code ("toolchain failure", "skipped", ...).
-const char* state_for_exit(int code);
 
 }  // namespace tileperf

@@ -1,0 +1,206 @@
+// The HTML report, rendered here in full: the page needs no script to show
+// what needs a look (report_html_assets.cpp sorts and filters).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report_formats.h"
+#include "report_html_assets.h"
+
+namespace tileperf {
+
+namespace {
+
+// Text safe inside an element or a quoted attribute.
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string state_class(const std::string& state) {
+  std::string s = state;
+  std::replace(s.begin(), s.end(), ' ', '-');
+  return "state-" + s;
+}
+
+// A number cell that sorts by its value.
+std::string num(std::int64_t v, const std::string& text) {
+  return fmt::format("<td class=\"num\" data-value=\"{}\">{}</td>", v, esc(text));
+}
+
+std::string percent_cell(const DiffRow& d) {
+  // Bars up to 100% long, on a log scale past it.
+  double magnitude = std::isinf(d.percent) ? 400.0 : std::fabs(d.percent);
+  double width = magnitude <= 100 ? magnitude / 100 * 3 : 3 + std::log10(magnitude / 100) * 2;
+  std::string value = std::isinf(d.percent) ? (d.percent > 0 ? "1e300" : "-1e300") : fmt::format("{:.6g}", d.percent);
+  return fmt::format("<td class=\"num\" data-value=\"{}\"><span class=\"pct {}\" style=\"width:{:.2f}em\"></span>{}</td>",
+                     value, d.delta > 0 ? "up" : "down", width, esc(d.percent_text));
+}
+
+std::string diff_table(const TestView& t) {
+  std::string out =
+      "<table class=\"diff sortable\"><thead><tr><th>metric</th><th>baseline</th><th>current</th><th>delta</th>"
+      "<th>%</th><th>limit</th><th>verdict</th></tr></thead><tbody>\n";
+  for (const auto& d : t.rows) {
+    std::string verdict = verdict_name(d.verdict);
+    out += fmt::format("<tr class=\"verdict-{}\"><td>{}{}</td>{}{}{}{}<td class=\"num\">{}</td><td class=\"{}\">{}</td></tr>\n",
+                       verdict, esc(d.metric), esc(d.marker), num(d.baseline, std::to_string(d.baseline)),
+                       num(d.current, std::to_string(d.current)), num(d.delta, d.delta_text), percent_cell(d),
+                       esc(d.limit_text), verdict, verdict);
+  }
+  return out + "</tbody></table>\n";
+}
+
+// Horizontal bars of the opcodes that moved, up to the right, down to the left.
+std::string opcode_chart(const TestResult& r, std::string_view prefix, const std::string& title) {
+  TopMoved moved = top_moved(r.diff, prefix, 20);
+  if (moved.empty()) return "";
+  const int row_h = 16, label_w = 220, bar_w = 300, mid = label_w + bar_w / 2;
+  std::int64_t max = 1;
+  for (const auto& m : moved.top) max = std::max<std::int64_t>(max, std::llabs(m.delta));
+  std::string out = fmt::format("<h4>{}</h4>\n<svg class=\"opcode-chart\" width=\"{}\" height=\"{}\" role=\"img\">\n",
+                                esc(title), label_w + bar_w + 60, row_h * (moved.top.size() + (moved.more ? 1 : 0)) + 4);
+  for (std::size_t i = 0; i < moved.top.size(); ++i) {
+    const auto& m = moved.top[i];
+    double w = std::max(1.0, double(std::llabs(m.delta)) / double(max) * bar_w / 2);
+    int y = int(i) * row_h + 2;
+    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + 11, esc(m.name));
+    out += fmt::format("<rect class=\"bar {}\" data-opcode=\"{}{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"></rect>",
+                       m.delta > 0 ? "up" : "down", prefix, esc(m.name), m.delta > 0 ? double(mid) : mid - w, y, w,
+                       row_h - 4);
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", label_w + bar_w + 4, y + 11,
+                       format_signed(double(m.delta)));
+  }
+  if (moved.more) out += fmt::format("<text x=\"0\" y=\"{}\">and {} more</text>\n", row_h * moved.top.size() + 13, moved.more);
+  return out + "</svg>\n";
+}
+
+std::string test_detail(const TestView& t) {
+  const TestResult& r = *t.result;
+  std::string out = fmt::format(
+      "<article class=\"test-detail {}\" id=\"{}\" data-test=\"{}\">\n<h3><a href=\"#{}\">{}</a> "
+      "<span class=\"badge {}\">{}</span></h3>\n",
+      state_class(t.state), esc(t.anchor), esc(t.name), esc(t.anchor), esc(t.name), state_class(t.state),
+      esc(t.state));
+  if (!r.message.empty()) out += "<p class=\"message\">" + esc(r.message) + "</p>\n";
+  for (const auto& b : r.broken) {
+    out += fmt::format("<p class=\"regressed broken\">check broken: {}{}; found {}</p>\n", esc(b.require),
+                       b.why.empty() ? "" : " (" + esc(b.why) + ")", esc(b.found));
+  }
+  if (!t.rows.empty()) out += diff_table(t);
+  out += opcode_chart(r, kOpcodePrefix, "Opcodes that moved");
+  out += opcode_chart(r, kLoopOpcodePrefix, "Opcodes that moved in the main loop");
+  for (const auto& n : r.notes) out += "<p class=\"note\">note: " + esc(n) + "</p>\n";
+  return out + "</article>\n";
+}
+
+std::string needs_look_section(const ReportView& view) {
+  std::string out = fmt::format("<section id=\"needs-look\">\n<h2>Needs a look ({})</h2>\n", view.needs_look.size());
+  if (view.needs_look.empty()) return out + "<p>Nothing: every test passed.</p>\n</section>\n";
+  out += "<table class=\"sortable\" id=\"look-index\"><thead><tr><th>test</th><th>state</th><th>what moved</th></tr>"
+         "</thead><tbody>\n";
+  for (const auto* t : view.needs_look) {
+    std::string what = t->headline();
+    if (what.empty()) what = t->result->message;
+    out += fmt::format("<tr><td><a href=\"#{}\">{}</a></td><td class=\"{}\">{}</td><td>{}</td></tr>\n", esc(t->anchor),
+                       esc(t->name), state_class(t->state), esc(t->state), esc(what));
+  }
+  out += "</tbody></table>\n";
+  for (const auto* t : view.needs_look) out += test_detail(*t);
+  return out + "</section>\n";
+}
+
+std::string all_tests_section(const ReportView& view) {
+  std::string out = fmt::format(
+      "<section id=\"all-tests\">\n<h2>All tests ({})</h2>\n<p><input id=\"filter\" type=\"search\" "
+      "placeholder=\"filter: words of a test name or a state\" aria-label=\"filter\"> <span id=\"shown\"></span></p>\n"
+      "<table class=\"sortable\" id=\"tests\"><thead><tr><th>test</th><th>state</th>",
+      view.tests.size());
+  for (const char* k : kKeyMetrics) out += fmt::format("<th>{}</th>", k);
+  out += "</tr></thead><tbody>\n";
+  for (const auto& t : view.tests) {
+    std::string name = t.needs_look ? fmt::format("<a href=\"#{}\">{}</a>", esc(t.anchor), esc(t.name)) : esc(t.name);
+    out += fmt::format("<tr data-test=\"{}\" data-state=\"{}\"><td>{}</td><td class=\"{}\">{}</td>", esc(t.name),
+                       esc(t.state), name, state_class(t.state), esc(t.state));
+    for (const auto& v : t.key) out += v ? num(*v, std::to_string(*v)) : "<td class=\"num\" data-value=\"-1\"></td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table>\n</section>\n";
+}
+
+// One chart per key metric: a group of bars per kernel configuration, one
+// bar per architecture.
+std::string by_arch_section(const ReportView& view) {
+  std::string out = "<section id=\"by-arch\">\n<h2>Key metrics by architecture</h2>\n";
+  for (std::size_t k = 0; k < std::size(kKeyMetrics); ++k) {
+    std::map<std::string, std::map<std::string, std::int64_t>> groups;  // kernel.config -> arch -> value
+    std::set<std::string> archs;
+    for (const auto& t : view.tests) {
+      if (!t.key[k]) continue;
+      const TestId& id = t.result->id;
+      groups[id.kernel + "." + id.config][id.arch] = *t.key[k];
+      archs.insert(id.arch);
+    }
+    std::int64_t max = 1;
+    for (const auto& [g, values] : groups) {
+      for (const auto& [a, v] : values) max = std::max(max, v);
+    }
+    const int row_h = 12, gap = 6, label_w = 260, bar_w = 420;
+    std::string bars;
+    int y = 0;
+    for (const auto& [g, values] : groups) {
+      bars += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + row_h * int(archs.size()) / 2 + 4, esc(g));
+      int i = 0;
+      for (const auto& a : archs) {
+        auto it = values.find(a);
+        if (it != values.end()) {
+          double w = std::max(1.0, double(it->second) / double(max) * bar_w);
+          bool known = a == "sm_120" || a == "sm_100" || a == "sm_90";
+          bars += fmt::format("<rect class=\"bar {}\" data-arch=\"{}\" data-group=\"{}\" x=\"{}\" y=\"{}\" "
+                              "width=\"{:.1f}\" height=\"{}\"></rect><text x=\"{:.1f}\" y=\"{}\">{} {}</text>\n",
+                              known ? "arch-" + a : "arch-other", esc(a), esc(g), label_w, y + i * row_h, w,
+                              row_h - 2, label_w + w + 4, y + i * row_h + 9, esc(a), it->second);
+        }
+        ++i;
+      }
+      y += row_h * int(archs.size()) + gap;
+    }
+    out += fmt::format("<details{}><summary>{}</summary>\n<svg class=\"arch-chart\" data-metric=\"{}\" width=\"{}\" "
+                       "height=\"{}\" role=\"img\">\n{}</svg>\n</details>\n",
+                       k == 0 ? " open" : "", kKeyMetrics[k], kKeyMetrics[k], label_w + bar_w + 120, y, bars);
+  }
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string report_html(const ReportView& view) {
+  std::string title = "tileperf: " + view.counts_text();
+  std::string counts;
+  for (const auto& c : view.counts) {
+    counts += fmt::format("<a class=\"count {}\" data-state=\"{}\" href=\"?filter={}#all-tests\">{} {}</a>",
+                          state_class(c.name), esc(c.name), esc(c.name), c.n, esc(c.name));
+  }
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n"
+      "<style>{}</style>\n</head>\n<body>\n<h1 id=\"title\">{}</h1>\n<nav id=\"summary\">{}</nav>\n{}{}{}"
+      "<script>{}</script>\n</body>\n</html>\n",
+      esc(title), report_html_style(), esc(title), counts, needs_look_section(view), all_tests_section(view),
+      by_arch_section(view), report_html_script());
+}
+
+}  // namespace tileperf

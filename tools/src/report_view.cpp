@@ -1,0 +1,199 @@
+#include "report_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace tileperf {
+
+namespace {
+
+const char* marker_of(Change c) {
+  switch (c) {
+    case Change::kNew: return " [new]";
+    case Change::kRemoved: return " [removed]";
+    default: return "";
+  }
+}
+
+std::string limit_of(const MetricDiff& d) {
+  switch (d.direction) {
+    case Direction::kLower: return fmt::format("+{:g}", d.limit);
+    case Direction::kHigher: return fmt::format("-{:g}", d.limit);
+    case Direction::kExact: return "=";
+    case Direction::kInfo: return "-";
+  }
+  return "?";
+}
+
+bool shown(const MetricDiff& d, bool verbose) {
+  bool gated = d.direction != Direction::kInfo;
+  return d.verdict == Verdict::kRegressed || (d.delta() != 0 && (gated || verbose));
+}
+
+}  // namespace
+
+std::string format_signed(double v) {
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{:+}", static_cast<long long>(v));
+  return fmt::format("{:+g}", v);
+}
+
+std::string format_percent(double pct) {
+  if (std::isinf(pct)) return pct > 0 ? "+inf%" : "-inf%";
+  return fmt::format("{:+.1f}%", pct);
+}
+
+DiffRow diff_row(const MetricDiff& d) {
+  DiffRow r;
+  r.metric = d.name;
+  r.change = d.change;
+  r.direction = d.direction;
+  r.verdict = d.verdict;
+  r.baseline = d.baseline;
+  r.current = d.current;
+  r.delta = d.delta();
+  r.percent = d.percent();
+  r.delta_text = format_signed(static_cast<double>(r.delta));
+  r.percent_text = format_percent(r.percent);
+  r.limit_text = limit_of(d);
+  r.marker = marker_of(d.change);
+  return r;
+}
+
+std::vector<DiffRow> shown_rows(const std::vector<MetricDiff>& diffs, bool verbose) {
+  std::vector<DiffRow> rows;
+  for (const auto& d : diffs) {
+    if (shown(d, verbose)) rows.push_back(diff_row(d));
+  }
+  return rows;
+}
+
+std::string TopMoved::text() const {
+  std::string out;
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    out += fmt::format("{}{} {}", i ? ", " : "", top[i].name, format_signed(static_cast<double>(top[i].delta)));
+  }
+  if (more) out += fmt::format(" (and {} more)", more);
+  return out;
+}
+
+TopMoved top_moved(const std::vector<MetricDiff>& diffs, std::string_view prefix, std::size_t n) {
+  std::vector<Moved> moved;
+  for (const auto& d : diffs) {
+    if (d.delta() != 0 && d.name.starts_with(prefix)) moved.push_back({d.name.substr(prefix.size()), d.delta()});
+  }
+  std::stable_sort(moved.begin(), moved.end(),
+                   [](const Moved& a, const Moved& b) { return std::llabs(a.delta) > std::llabs(b.delta); });
+  TopMoved out;
+  out.more = moved.size() > n ? moved.size() - n : 0;
+  moved.resize(std::min(moved.size(), n));
+  out.top = std::move(moved);
+  return out;
+}
+
+DiffTotals diff_totals(const std::vector<MetricDiff>& diffs) {
+  DiffTotals t;
+  t.metrics = diffs.size();
+  for (const auto& d : diffs) {
+    if (d.change == Change::kNew) ++t.added;
+    if (d.change == Change::kRemoved) ++t.removed;
+    if (d.delta() == 0) continue;
+    ++t.moved;
+    switch (d.verdict) {
+      case Verdict::kRegressed: ++t.regressed; break;
+      case Verdict::kImproved: ++t.improved; break;
+      case Verdict::kOk: ++t.ok; break;
+      case Verdict::kInfo: ++t.info; break;
+    }
+  }
+  return t;
+}
+
+std::vector<DiffRow> TestView::regressed() const {
+  std::vector<DiffRow> out;
+  for (const auto& r : rows) {
+    if (r.verdict == Verdict::kRegressed) out.push_back(r);
+  }
+  return out;
+}
+
+std::string TestView::headline(std::size_t n) const {
+  auto bad = regressed();
+  std::string out;
+  for (std::size_t i = 0; i < bad.size() && i < n; ++i) {
+    out += fmt::format("{}{} {} -> {} ({})", i ? ", " : "", bad[i].metric, bad[i].baseline, bad[i].current,
+                       bad[i].percent_text);
+  }
+  if (bad.size() > n) out += fmt::format(" and {} more", bad.size() - n);
+  if (!result->broken.empty()) {
+    out += fmt::format("{}{} check(s) broken", out.empty() ? "" : "; ", result->broken.size());
+  }
+  return out;
+}
+
+std::string counts_text(const std::vector<StateCount>& counts) {
+  std::string out;
+  for (const auto& c : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", c.n, c.name);
+  return out.empty() ? "no tests" : out;
+}
+
+std::string ReportView::counts_text() const { return tileperf::counts_text(counts); }
+
+namespace {
+
+std::vector<StateCount> count_states(const std::vector<const TestView*>& tests) {
+  std::vector<StateCount> counts;
+  for (const auto& info : all_states()) {
+    std::size_t n = std::count_if(tests.begin(), tests.end(),
+                                  [&](const TestView* t) { return t->result->state == info.state; });
+    if (n) counts.push_back({info.state, info.name, n});
+  }
+  return counts;
+}
+
+std::size_t state_rank(State s) {
+  const auto& states = all_states();
+  return std::find_if(states.begin(), states.end(), [s](const StateInfo& i) { return i.state == s; }) -
+         states.begin();
+}
+
+}  // namespace
+
+ReportView make_report_view(const std::vector<TestResult>& results) {
+  ReportView view;
+  for (const auto& r : results) {
+    TestView t;
+    t.result = &r;
+    t.name = r.id.name();
+    t.anchor = t.name;
+    t.state = state_name(r.state);
+    t.needs_look = state_info(r.state).needs_look;
+    t.rows = shown_rows(r.diff);
+    t.opcodes = top_moved(r.diff, kOpcodePrefix);
+    t.loop_opcodes = top_moved(r.diff, kLoopOpcodePrefix);
+    for (const char* k : kKeyMetrics) {
+      auto it = r.key_metrics.find(k);
+      t.key.push_back(it == r.key_metrics.end() ? std::nullopt : std::optional(it->second));
+    }
+    view.tests.push_back(std::move(t));
+  }
+  std::sort(view.tests.begin(), view.tests.end(),
+            [](const TestView& a, const TestView& b) { return a.name < b.name; });
+  std::vector<const TestView*> all;
+  for (const auto& t : view.tests) all.push_back(&t);
+  view.counts = count_states(all);
+  for (const auto* t : all) {
+    if (t->needs_look) view.needs_look.push_back(t);
+  }
+  std::stable_sort(view.needs_look.begin(), view.needs_look.end(), [](const TestView* a, const TestView* b) {
+    return state_rank(a->result->state) < state_rank(b->result->state);
+  });
+  std::map<std::string, std::vector<const TestView*>> by_kernel;
+  for (const auto* t : all) by_kernel[t->result->id.kernel].push_back(t);
+  for (auto& [kernel, tests] : by_kernel) view.kernels.push_back({kernel, tests, count_states(tests)});
+  return view;
+}
+
+}  // namespace tileperf
