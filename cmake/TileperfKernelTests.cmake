@@ -23,6 +23,8 @@
 #                             (stale baselines) [OFF]
 #   TILEPERF_REQUIRE_RUN      fail tests that cannot run instead of skipping them
 #                             [OFF; on in effect when CI is set as the tests run]
+#   TILEPERF_MEASUREMENTS     print each gated metric as a CTest measurement, which
+#                             `ctest -T Test` records in Test.xml for CDash [OFF]
 #   TILEPERF_PYTHON           interpreter with cuda-tile and pytest (FindCudaTile)
 include_guard(GLOBAL)
 
@@ -52,6 +54,7 @@ if(TILEPERF_CACHE_DIR STREQUAL "off" OR TILEPERF_CACHE_DIR STREQUAL "OFF")
   set(TILEPERF_CACHE_DIR "off")
 endif()
 option(TILEPERF_STRICT "Fail perf tests whose baselines are stale (improved beyond tolerance)" OFF)
+option(TILEPERF_MEASUREMENTS "Print each gated metric as a CTest measurement (for CDash)" OFF)
 option(TILEPERF_REQUIRE_RUN "Fail perf tests that cannot run (a tool or architecture missing) \
 instead of skipping them; also the default behaviour when CI is set" OFF)
 
@@ -198,7 +201,7 @@ function(_tileperf_check_command out)
     "$<TARGET_FILE:tileperf::tileperf>" check
     --kernel "${arg_KERNEL}" --config "${arg_CONFIG}" --arch "${arg_ARCH}"
     --bytecode "${arg_BYTECODE}" --work-dir "${arg_WORK_DIR}"
-    --baseline "${arg_BASELINE}" --checks "${arg_CHECKS_DIR}"
+    --baseline "${arg_BASELINE}" --checks "${arg_CHECKS_DIR}" --project-dir "${CMAKE_SOURCE_DIR}"
     --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
     --timeout "${TILEPERF_TOOL_TIMEOUT}"
     --update-command "TILEPERF_FILTER='${filter}' cmake --build ${build_dir} --target update_baselines"
@@ -383,6 +386,9 @@ function(tileperf_add_kernel_tests)
         endif()
         if(TILEPERF_REQUIRE_RUN)
           list(APPEND extra --require-run)
+        endif()
+        if(TILEPERF_MEASUREMENTS)
+          list(APPEND extra --measurements)
         endif()
         if(extra)
           set(extra EXTRA ${extra})

@@ -1,20 +1,33 @@
 # A toolchain bump, end to end on a real kernel (cmake -P): a baseline that
 # records another tileiras release is never compared, but reported as
 # "toolchain changed" naming both releases; update mode rewrites it and says
-# what moved; the next check passes.
+# what moved; the next check passes. The old baseline is made from the current
+# one (its tileiras release renamed to 0.0.1), so the test holds for any release.
 #   -DTILEPERF=... -DTILEIRAS=... -DCUOBJDUMP=... -DBYTECODE=<gelu f16_1024>
 #   -DBASELINE=<its committed baseline> -DCHECKS=<dir> -DWORK=<scratch dir>
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 file(READ "${BASELINE}" text)
-string(REPLACE "\"tileiras\": \"13.4.92\"" "\"tileiras\": \"13.4.91\"" bumped "${text}")
-string(REGEX REPLACE "\"sass.instructions\": ([0-9]+)" "\"sass.instructions\": 150" bumped "${bumped}")
-if(bumped STREQUAL text)
-  message(FATAL_ERROR "${BASELINE} does not record tileiras 13.4.92: update this test")
+string(REGEX MATCH "\"tileiras\": \"([^\"]+)\"" found "${text}")
+set(current "${CMAKE_MATCH_1}")
+string(REPLACE "." "\\." current_re "${current}")
+string(REPLACE "\"tileiras\": \"${current}\"" "\"tileiras\": \"0.0.1\"" bumped "${text}")
+# ... and 7 more instructions than the current one makes.
+string(REGEX MATCH "\"sass.instructions\": ([0-9]+)" found_count "${text}")
+set(now "${CMAKE_MATCH_1}")
+math(EXPR old "${now} + 7")
+string(REGEX REPLACE "\"sass.instructions\": ([0-9]+)" "\"sass.instructions\": ${old}" bumped "${bumped}")
+if(NOT found OR NOT found_count OR bumped STREQUAL text)
+  message(FATAL_ERROR "${BASELINE} records no tileiras release")
 endif()
 set(baseline "${WORK}/f16_1024.sm_120.json")
 file(WRITE "${baseline}" "${bumped}")
+# The info-level detail the baseline names by file name and digest.
+string(REGEX REPLACE "\\.json$" ".detail.json" detail "${BASELINE}")
+if(EXISTS "${detail}")
+  file(COPY "${detail}" DESTINATION "${WORK}")
+endif()
 set(ENV{TILEPERF_UPDATE_BASELINES} "")
 set(check "${TILEPERF}" check --kernel gelu --config f16_1024 --arch sm_120
   --bytecode "${BYTECODE}" --work-dir "${WORK}" --baseline "${baseline}" --checks "${CHECKS}"
@@ -32,16 +45,16 @@ function(step name want_exit regex)
 endfunction()
 
 step("check against the old toolchain's baseline" 6
-  "perf.gelu.f16_1024.sm_120: toolchain changed [^\n]*\n  baseline made with [^\n]*tileiras 13\\.4\\.91[^\n]*; now [^\n]*tileiras 13\\.4\\.92[^\n]*; review and update with: UPDATE"
+  "perf.gelu.f16_1024.sm_120: toolchain changed [^\n]*\n  baseline made with [^\n]*tileiras 0\\.0\\.1[^\n]*; now [^\n]*tileiras ${current_re}[^\n]*; review and update with: UPDATE"
   ${check})
 step("update" 0
-  "perf.gelu.f16_1024.sm_120: updated [^\n]*\n  1 metric\\(s\\) moved; toolchain was: [^\n]*tileiras 13\\.4\\.91[^\n]*; now: [^\n]*tileiras 13\\.4\\.92[^\n]*\n.*sass.instructions +150 +143 +-7"
+  "perf.gelu.f16_1024.sm_120: updated [^\n]*\n  1 metric\\(s\\) moved; toolchain was: [^\n]*tileiras 0\\.0\\.1[^\n]*; now: [^\n]*tileiras ${current_re}[^\n]*\n.*sass.instructions +${old} +${now} +-7"
   ${check} --update)
 step("summary of the update" 0
-  "perf.gelu.f16_1024.sm_120 +updated [^\n]*\n    1 metric\\(s\\) moved; toolchain was: [^\n]*\n    sass.instructions: 150 -> 143 \\(-7, -4.7%, limit \\+1.5, improved\\)"
+  "perf.gelu.f16_1024.sm_120 +updated [^\n]*\n    1 metric\\(s\\) moved; toolchain was: [^\n]*\n    sass.instructions: ${old} -> ${now} \\(-7, -[0-9.]+%, limit \\+[0-9.]+, improved\\)"
   "${TILEPERF}" summary "${WORK}")
 step("check after the update" 0 "perf.gelu.f16_1024.sm_120: pass" ${check})
 file(READ "${baseline}" updated)
-if(NOT updated MATCHES "\"tileiras\": \"13\\.4\\.92\"")
+if(NOT updated MATCHES "\"tileiras\": \"${current_re}\"")
   message(FATAL_ERROR "the updated baseline does not record the new tileiras")
 endif()

@@ -6,7 +6,8 @@
 #                           against the installed package (find_package)
 #   check.sh baselines      no baselines: the tests fail as "new"; update_baselines
 #                           creates them; the gate passes; ctest --output-junit works
-#   check.sh measurements   ctest -T Test records the metrics as CTest measurements
+#   check.sh measurements   with TILEPERF_MEASUREMENTS, ctest -T Test records the metrics
+#                           as CTest measurements; without, none are printed
 #   check.sh partial        a filtered update rewrites only the selected baseline
 #   check.sh shards         three ctest shards merge into the report of one run
 #   check.sh interrupted    killing updates half way leaves every baseline whole
@@ -54,7 +55,8 @@ step_baselines() {
   grep -q '"state": "new"' "$build/tileperf/scale/f16_512.sm_120.result.json" ||
     fail "a missing baseline is not reported as new"
   update
-  [[ $(ls "$baselines" | wc -l) == 4 ]] || fail "update_baselines did not write four baselines"
+  [[ $(ls "$baselines"/*.sm_*[0-9].json | wc -l) == 4 ]] || fail "update_baselines did not write four baselines"
+  [[ $(ls "$baselines"/*.detail.json | wc -l) == 4 ]] || fail "update_baselines did not write four detail files"
   quiet ctest --test-dir "$build" -L perf --output-junit "$WORK/junit.xml"
   [[ $(grep -c '<testcase name="perf.scale.' "$WORK/junit.xml") == 4 ]] ||
     fail "the JUnit file does not list the four perf tests"
@@ -62,8 +64,12 @@ step_baselines() {
 }
 
 step_measurements() {
+  ctest --test-dir "$build" -L perf --output-on-failure -V >"$WORK/last.log" 2>&1 || fail "the gate failed"
+  grep -q "CTestMeasurement" "$WORK/last.log" && fail "measurements printed without TILEPERF_MEASUREMENTS"
   rm -rf "$build/Testing"
+  quiet cmake "$build" -DTILEPERF_MEASUREMENTS=ON
   quiet ctest --test-dir "$build" -L perf -T Test
+  quiet cmake "$build" -DTILEPERF_MEASUREMENTS=OFF
   local xml
   xml=$(find "$build/Testing" -name Test.xml | head -1)
   [[ -n $xml ]] || fail "ctest -T Test wrote no Test.xml"

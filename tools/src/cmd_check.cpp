@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "baseline.h"
 #include "cache.h"
 #include "compare.h"
 #include "edits.h"
@@ -42,8 +43,17 @@ struct CheckOptions {
   std::string update_command = "cmake --build <build-dir> --target update_baselines";
   Toolchain tc;
   bool update = false, exact = false, verbose = false, strict = false, require_run = false;
+  bool measurements = false;       // print CTest measurements
+
+  std::string project_dir;          // paths in messages are shown relative to it ("": as given)
 
   std::string prefix() const { return (fs::path(work_dir) / (id.config + "." + id.arch)).string(); }
+  std::string shown_path(const std::string& path) const {
+    if (project_dir.empty()) return path;
+    std::error_code ec;
+    auto rel = fs::relative(path, project_dir, ec);
+    return ec || rel.empty() ? path : rel.string();
+  }
 };
 
 double since(Clock::time_point t) {
@@ -107,8 +117,14 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann
   return outputs;
 }
 
+// What a check measured beside the metrics, for its report.
+struct Seen {
+  LoopReport loops;                                // the main loop, for a loop regression
+  std::map<std::string, std::string> line_paths;  // "gelu.py" -> the path the line table names
+};
+
 Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohmann::json& dump,
-                TestResult& result, LoopReport& loops) {
+                TestResult& result, Seen& seen) {
   const auto& archs = tools.architectures;
   if (std::find(archs.begin(), archs.end(), o.id.arch) == archs.end()) {
     throw SkipError(fmt::format("{} is not supported by {} (it knows: {})", o.id.arch,
@@ -135,7 +151,9 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr);
   m.values = std::move(measured.values);
   result.notes = std::move(measured.notes);
-  loops = std::move(measured.loops);
+  seen.loops = std::move(measured.loops);
+  m.lines = std::move(measured.lines.counts);
+  seen.line_paths = std::move(measured.lines.paths);
   write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m));
   result.seconds["extract"] = since(t);
   for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
@@ -161,11 +179,11 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
                     TestResult& result, std::string& report) {
   current.generator = fmt::format("tileperf {} update_baselines", TILEPERF_VERSION);
   if (fs::exists(o.baseline)) {
-    Metrics old = read_metrics(o.baseline);
+    Metrics old = read_baseline(o.baseline);
     Comparison c = compare_metrics(old, current, policy);
     // Unchanged only when every metric is: a metric that appears or goes
     // away with the value 0 is a change too.
-    if (old.values == current.values && same_toolchain(old, current) &&
+    if (old.values == current.values && old.lines == current.lines && same_toolchain(old, current) &&
         old.signature == current.signature && old.generator == current.generator) {
       result.state = State::kUnchanged;
       return kExitOk;
@@ -173,6 +191,9 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     result.set_diff(c);
     result.state = State::kUpdated;
     result.message = fmt::format("{} metric(s) moved", c.changed());
+    if (auto moves = line_moves(old.lines, current.lines); !moves.empty()) {
+      result.message += fmt::format("; {} source line(s) changed their instruction count", moves.size());
+    }
     if (!same_toolchain(old, current)) {
       result.message += fmt::format("; toolchain was: {}; now: {}", toolchain_text(old),
                                     toolchain_text(current));
@@ -184,12 +205,12 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
   } else {
     result.state = State::kCreated;
   }
-  write_file_atomic(o.baseline, to_json_text(current));
+  write_baseline(o.baseline, current, policy);
   return kExitOk;
 }
 
 int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
-                          const LoopReport& loops, TestResult& result, std::string& report) {
+                          const Seen& seen, TestResult& result, std::string& report) {
   if (!fs::exists(o.baseline)) {
     result.state = State::kNew;
     result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
@@ -197,7 +218,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     return kExitNew;
   }
   auto t = Clock::now();
-  Metrics baseline = read_metrics(o.baseline);
+  Metrics baseline = read_baseline(o.baseline);
   if (!same_toolchain(baseline, current)) {
     result.state = State::kToolchainChanged;
     result.message = fmt::format("baseline made with {}; now {}; review and update with: {}",
@@ -227,10 +248,18 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     return d.delta() != 0 && d.direction != Direction::kInfo &&
            (d.name.rfind("loop.", 0) == 0 || d.name.rfind("cost.", 0) == 0);
   });
-  if (loop_moved) report += format_main_loop(loops);
+  if (loop_moved) report += format_main_loop(seen.loops);
+  if (c.changed_gated() != 0) {
+    result.set_lines(line_moves(baseline.lines, current.lines), seen.line_paths);
+    report += format_line_moves(result.lines);
+  }
+  auto changes = signature_changes(baseline, current);
+  if (c.state == State::kRegressed || !changes.empty()) {
+    report += fmt::format("  listing: {}\n", o.shown_path(o.prefix() + ".sass"));
+  }
   // Another export than the baseline's fails whatever moved; the metrics are
   // still shown for the review.
-  if (auto changes = signature_changes(baseline, current); !changes.empty()) {
+  if (!changes.empty()) {
     result.state = State::kSignatureChanged;
     result.message = fmt::format("the configuration exports another kernel than the baseline's "
                                  "({}){}; if intended, update with: {}",
@@ -283,12 +312,12 @@ ToolchainRecord toolchain_of(CheckOptions& o) {
 int check(CheckOptions& o, TestResult& result, std::string& report) {
   nlohmann::json dump = read_dump_info(o);
   ToolchainRecord tools = toolchain_of(o);
-  LoopReport loops;
-  Metrics current = measure(o, tools, dump, result, loops);
+  Seen seen;
+  Metrics current = measure(o, tools, dump, result, seen);
   Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
   int code = o.update ? update_baseline(o, policy, current, result, report)
-                      : compare_with_baseline(o, policy, current, loops, result, report);
-  report += format_measurements(current, policy);
+                      : compare_with_baseline(o, policy, current, seen, result, report);
+  if (o.measurements) report += format_measurements(current, policy);
   return code;
 }
 
@@ -308,6 +337,9 @@ int run_check(const Args& args) {
   app.add_option("--work-dir", o.work_dir, "folder for the cubin, listings and results")->required();
   app.add_option("--baseline", o.baseline, "baseline metrics JSON")->required();
   app.add_option("--checks", o.checks, "folder of policy files")->capture_default_str();
+  app.add_option("--project-dir", o.project_dir,
+                 "the project's folder: paths in messages are shown relative to it, as the update "
+                 "command that runs from there");
   auto* tileiras = app.add_option("--tileiras", o.tc.tileiras, "tileiras executable");
   auto* cuobjdump = app.add_option("--cuobjdump", o.tc.cuobjdump, "cuobjdump executable");
   auto* record = app.add_option("--toolchain", o.toolchain_file,
@@ -325,6 +357,8 @@ int run_check(const Args& args) {
   app.add_flag("--strict", o.strict,
                "fail (state stale, exit 3) when a metric improved beyond its tolerance");
   app.add_flag("-v,--verbose", o.verbose, "list every metric that moved");
+  app.add_flag("--measurements", o.measurements,
+               "print each gated metric as a <CTestMeasurement>, which `ctest -T Test` records for CDash");
   app.add_flag("--require-run", o.require_run,
                "a test that cannot run (tool or architecture missing) fails (state not run, exit "
                "8) instead of being skipped; also when the environment variable CI is set");

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "commands.h"
+#include "baseline.h"
 #include "compare.h"
 #include "error.h"
 #include "metrics.h"
@@ -30,12 +31,12 @@ int run_compare(const Args& args) {
   app.add_flag("-v,--verbose", verbose, "list every metric that moved");
   if (parse_args(app, args)) return kExitOk;
 
-  Metrics current = read_metrics(current_path);
+  Metrics current = read_baseline(current_path);
   if (!std::filesystem::exists(baseline_path)) {
     fmt::print("{}: new (no baseline at {})\n", current.id.name(), baseline_path);
     return kExitNew;
   }
-  Metrics baseline = read_metrics(baseline_path);
+  Metrics baseline = read_baseline(baseline_path);
   if (auto changes = signature_changes(baseline, current); !changes.empty()) {
     fmt::print("{}: signature changed ({}); nothing compared\n", current.id.name(),
                fmt::join(changes, "; "));

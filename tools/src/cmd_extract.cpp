@@ -57,6 +57,7 @@ int run_extract(const Args& args) {
   if (!dump_info.empty()) problem = problem_from_record(parse_json(read_file(dump_info), dump_info), dump_info);
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr);
   m.values = std::move(measured.values);
+  m.lines = std::move(measured.lines.counts);
   for (const auto& note : measured.notes) std::cerr << "note: " << note << "\n";
   m.flags["cuobjdump"] = {std::begin(kSassArgs)[0], std::begin(kResUsageArgs)[0]};
   m.generator = std::string("tileperf ") + TILEPERF_VERSION + " extract";

@@ -22,7 +22,7 @@ namespace {
 
 // Under a test: its message (why it was skipped, say); for one that needs a
 // look, what went over its limit (for an update, every gated metric that
-// moved, for its review).
+// moved, for its review), its broken checks and its notes.
 std::string details(const TestView& t) {
   std::string out;
   if (!t.result->message.empty()) out += "    " + t.result->message + "\n";
@@ -34,6 +34,7 @@ std::string details(const TestView& t) {
   for (const auto& b : t.result->broken) {
     out += fmt::format("    check broken: {}; found {}\n", b.require, b.found);
   }
+  for (const auto& n : t.result->notes) out += "    note: " + n + "\n";
   return out;
 }
 

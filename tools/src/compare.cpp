@@ -72,6 +72,11 @@ std::size_t Comparison::changed() const {
   return std::count_if(diffs.begin(), diffs.end(), [](const auto& d) { return d.delta() != 0; });
 }
 
+std::size_t Comparison::changed_gated() const {
+  return std::count_if(diffs.begin(), diffs.end(),
+                       [](const auto& d) { return d.delta() != 0 && d.direction != Direction::kInfo; });
+}
+
 std::vector<const MetricDiff*> Comparison::with_verdict(Verdict v) const {
   std::vector<const MetricDiff*> out;
   for (const auto& d : diffs) {

@@ -36,6 +36,7 @@ struct Comparison {
   std::vector<BrokenInvariant> broken;  // invariants of the policy that do not hold
   State state = State::kPass;  // kPass, kImproved or kRegressed
   std::size_t changed() const;
+  std::size_t changed_gated() const;  // moved metrics that are not informational
   std::vector<const MetricDiff*> with_verdict(Verdict v) const;
 };
 

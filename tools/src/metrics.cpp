@@ -87,7 +87,7 @@ std::vector<std::string> signature_changes(const Metrics& baseline, const Metric
 }
 
 nlohmann::json to_json(const Metrics& m) {
-  return {
+  nlohmann::json j = {
       {"format", kMetricsFormat},
       {"test", m.id.name()},
       {"kernel", m.id.kernel},
@@ -99,6 +99,8 @@ nlohmann::json to_json(const Metrics& m) {
       {"signature", m.signature},
       {"metrics", m.values},
   };
+  if (!m.lines.empty()) j["lines"] = m.lines;
+  return j;
 }
 
 std::string to_json_text(const Metrics& m) { return to_json(m).dump(2) + "\n"; }
@@ -118,6 +120,7 @@ Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) 
   m.generator = j.contains("generator") ? require<std::string>(j, "generator", filename) : "";
   if (!j.contains("metrics")) throw InputError(filename, 0, "missing key 'metrics'");
   m.values = json_counts(j.at("metrics"), filename, "metrics");
+  if (j.contains("lines")) m.lines = json_counts(j.at("lines"), filename, "lines");
   if (j.contains("signature")) {
     m.signature = require<std::map<std::string, std::string>>(j, "signature", filename);
   }

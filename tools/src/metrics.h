@@ -32,6 +32,9 @@ struct Metrics {
   // parameter's constraint, compiler hints, bytecode version (one field per key).
   std::map<std::string, std::string> signature;
   std::map<std::string, std::int64_t> values;
+  // Instructions per source line ("gelu.py:21"): never gated, shown as the
+  // lines that moved.
+  std::map<std::string, std::int64_t> lines;
 
   std::int64_t get(const std::string& name) const;  // 0 when absent
 };

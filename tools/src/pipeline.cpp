@@ -213,6 +213,7 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
     out.notes = remark_diagnostics(remarks);
   }
   LineTable lines = read_line_table(cubin_data, elf, cubin);
+  out.lines = count_source_lines(sass, lines);
   LoopOptions options{&lines, problem, tensor_macs_hint(out.values)};
   out.loops = analyze_loops(sass, options);
   out.values.merge(loop_metrics(out.loops, problem));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loops.h"
+#include "source_lines.h"
 #include "toolchain.h"
 
 namespace tileperf {
@@ -37,6 +38,7 @@ struct Measurement {
   std::map<std::string, std::int64_t> values;
   std::vector<std::string> notes;  // diagnostics: never gate by themselves
   LoopReport loops;                // the loops behind the loop.* and cost.* metrics
+  LineCounts lines;                // instructions per source line
 };
 
 // `problem`: the launch the configuration stands for (grid, declared loop

@@ -56,6 +56,18 @@ std::string format_main_loop(const LoopReport& loops) {
                      l.cost);
 }
 
+std::string format_line_moves(const std::vector<LineMove>& moves) {
+  if (moves.empty()) return "";
+  std::size_t w = 0;
+  for (const auto& m : moves) w = std::max(w, m.line.size());
+  std::string out = "  source lines that moved (instructions):\n";
+  for (const auto& m : moves) {
+    out += fmt::format("    {:<{}}  {:>5} -> {:<5} {:>6}  {}\n", m.line, w, m.baseline, m.current,
+                       format_signed(static_cast<double>(m.delta())), m.text);
+  }
+  return out;
+}
+
 std::string format_measurements(const Metrics& m, const Policy& policy) {
   std::string out;
   for (const auto& [name, value] : m.values) {

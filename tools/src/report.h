@@ -12,6 +12,7 @@
 #include "loops.h"
 #include "metrics.h"
 #include "report_view.h"
+#include "source_lines.h"
 
 namespace tileperf {
 
@@ -24,6 +25,10 @@ std::string format_diff_table(const std::vector<MetricDiff>& diffs, bool verbose
 // trips (k): ..." where the current kernel's main loop is, for a regression
 // of a loop.* or cost.* metric.
 std::string format_main_loop(const LoopReport& loops);
+
+// "source lines that moved:" and one line per move: file:line, baseline ->
+// current instructions, delta and the line's text.
+std::string format_line_moves(const std::vector<LineMove>& moves);
 
 // CTest measurements of every gated metric, one <CTestMeasurement> per line:
 // CTest records them in Test.xml, so that CDash plots each metric's history.

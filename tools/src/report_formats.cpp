@@ -59,6 +59,14 @@ std::string md_details(const TestView& t) {
                          d.delta_text, d.percent_text, d.limit_text, verdict_name(d.verdict));
     }
   }
+  if (!r.lines.empty()) {
+    out += "\nSource lines that moved (instructions):\n\n| line | baseline | current | delta | source |\n"
+           "| --- | ---: | ---: | ---: | --- |\n";
+    for (const auto& m : r.lines) {
+      out += fmt::format("| `{}` | {} | {} | {} | {} |\n", m.line, m.baseline, m.current,
+                         format_signed(double(m.delta())), m.text.empty() ? std::string() : fmt::format("`{}`", md_escape(m.text)));
+    }
+  }
   out += "\n";
   if (!t.opcodes.empty()) out += "Opcodes that moved most: " + t.opcodes.text() + "\n\n";
   if (!t.loop_opcodes.empty()) out += "Opcodes that moved in the main loop: " + t.loop_opcodes.text() + "\n\n";

@@ -101,6 +101,16 @@ std::string test_detail(const TestView& t) {
                        b.why.empty() ? "" : " (" + esc(b.why) + ")", esc(b.found));
   }
   if (!t.rows.empty()) out += diff_table(t);
+  if (!r.lines.empty()) {
+    out += "<h4>Source lines that moved (instructions)</h4>\n<table class=\"lines sortable\"><thead><tr><th>line</th>"
+           "<th>baseline</th><th>current</th><th>delta</th><th>source</th></tr></thead><tbody>\n";
+    for (const auto& m : r.lines) {
+      out += fmt::format("<tr><td>{}</td>{}{}{}<td><code>{}</code></td></tr>\n", esc(m.line),
+                         num(m.baseline, std::to_string(m.baseline)), num(m.current, std::to_string(m.current)),
+                         num(m.delta(), format_signed(double(m.delta()))), esc(m.text));
+    }
+    out += "</tbody></table>\n";
+  }
   out += opcode_chart(r, kOpcodePrefix, "Opcodes that moved");
   out += opcode_chart(r, kLoopOpcodePrefix, "Opcodes that moved in the main loop");
   for (const auto& n : r.notes) out += "<p class=\"note\">note: " + esc(n) + "</p>\n";

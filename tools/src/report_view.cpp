@@ -169,7 +169,8 @@ ReportView make_report_view(const std::vector<TestResult>& results) {
     t.name = r.id.name();
     t.anchor = t.name;
     t.state = state_name(r.state);
-    t.needs_look = state_info(r.state).needs_look;
+    // A baseline created with notes (TMA refused, MMA on FMA) is shown for its review.
+    t.needs_look = state_info(r.state).needs_look || (r.state == State::kCreated && !r.notes.empty());
     t.rows = shown_rows(r.diff);
     t.opcodes = top_moved(r.diff, kOpcodePrefix);
     t.loop_opcodes = top_moved(r.diff, kLoopOpcodePrefix);

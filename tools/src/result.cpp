@@ -27,7 +27,17 @@ void TestResult::set_diff(const Comparison& c) {
   }
 }
 
+void TestResult::set_lines(std::vector<LineMove> moves, const std::map<std::string, std::string>& paths) {
+  if (moves.size() > kMaxLines) moves.resize(kMaxLines);
+  for (auto& m : moves) m.text = source_text(m.line, paths);
+  lines = std::move(moves);
+}
+
 namespace {
+
+nlohmann::json line_json(const LineMove& m) {
+  return {{"line", m.line}, {"baseline", m.baseline}, {"current", m.current}, {"text", m.text}};
+}
 
 nlohmann::json diff_json(const MetricDiff& d) {
   return {{"metric", d.name},           {"baseline", d.baseline},
@@ -53,6 +63,11 @@ nlohmann::json to_json(const TestResult& r) {
                       {"seconds", r.seconds},     {"diff", diff},          {"broken", broken},
                       {"notes", r.notes}};
   if (!r.run.empty()) j["run"] = r.run;
+  if (!r.lines.empty()) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const auto& m : r.lines) lines.push_back(line_json(m));
+    j["lines"] = lines;
+  }
   return j;
 }
 
@@ -122,6 +137,12 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
   check_list(j, "broken", filename, [&](const nlohmann::json& b, const std::string& where) {
     check_strings(b, {"require", "metric", "why", "origin", "found"}, filename, where);
   });
+  check_list(j, "lines", filename, [&](const nlohmann::json& l, const std::string& where) {
+    check_strings(l, {"line", "text"}, filename, where);
+    for (const char* k : {"baseline", "current"}) {
+      if (l.contains(k)) json_count(l.at(k), filename, where + k);
+    }
+  });
   if (j.contains("notes") && (!j.at("notes").is_array() ||
                               !std::all_of(j.at("notes").begin(), j.at("notes").end(),
                                            [](const auto& n) { return n.is_string(); }))) {
@@ -168,6 +189,10 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     for (const auto& b : j.value("broken", nlohmann::json::array())) {
       r.broken.push_back({b.value("require", ""), b.value("metric", ""), b.value("why", ""),
                           b.value("origin", ""), b.value("found", "")});
+    }
+    for (const auto& l : j.value("lines", nlohmann::json::array())) {
+      r.lines.push_back({l.value("line", ""), l.value("baseline", std::int64_t(0)),
+                         l.value("current", std::int64_t(0)), l.value("text", "")});
     }
     r.notes = j.value("notes", std::vector<std::string>{});
     return r;

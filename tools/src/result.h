@@ -11,6 +11,7 @@
 
 #include "compare.h"
 #include "metrics.h"
+#include "source_lines.h"
 #include "states.h"
 
 namespace tileperf {
@@ -35,9 +36,13 @@ struct TestResult {
   std::string run;    // the run that wrote it (see run_id); "" for a result of no known run
   std::vector<MetricDiff> diff;      // metrics that moved, and every one over its limit
   std::vector<BrokenCheck> broken;   // invariants that do not hold
+  std::vector<LineMove> lines;       // source lines that gained or lost instructions, most first
   std::vector<std::string> notes;    // diagnostics, never gating
 
   void set_diff(const Comparison& c);
+  // The first kMaxLines moves, each with its source text where the file is at hand.
+  void set_lines(std::vector<LineMove> moves, const std::map<std::string, std::string>& paths);
+  static constexpr std::size_t kMaxLines = 12;
 };
 
 nlohmann::json to_json(const TestResult& r);

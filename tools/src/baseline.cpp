@@ -1,0 +1,98 @@
+#include "baseline.h"
+
+#include <filesystem>
+
+#include "error.h"
+#include "json_input.h"
+#include "sha256.h"
+#include "text.h"
+
+namespace tileperf {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Split {
+  Metrics main;
+  nlohmann::json detail;  // null when there is no detail
+};
+
+Split split(const Metrics& m, const Policy& policy) {
+  Split out{m, nullptr};
+  out.main.values.clear();
+  out.main.lines.clear();
+  std::map<std::string, std::int64_t> info;
+  for (const auto& [name, value] : m.values) {
+    const Rule* rule = policy.find(name);
+    if (rule && rule->direction == Direction::kInfo) {
+      info[name] = value;
+    } else {
+      out.main.values[name] = value;
+    }
+  }
+  if (info.empty() && m.lines.empty()) return out;
+  out.detail = {{"format", kDetailFormat}, {"test", m.id.name()}, {"metrics", info}, {"lines", m.lines}};
+  return out;
+}
+
+}  // namespace
+
+std::string detail_path(const std::string& baseline) {
+  fs::path p(baseline);
+  return (p.parent_path() / (p.stem().string() + ".detail.json")).string();
+}
+
+void write_baseline(const std::string& path, const Metrics& m, const Policy& policy) {
+  Split s = split(m, policy);
+  nlohmann::json main = to_json(s.main);
+  std::string detail = detail_path(path);
+  if (s.detail.is_null()) {
+    std::error_code ignored;
+    fs::remove(detail, ignored);
+  } else {
+    std::string text = s.detail.dump(2) + "\n";
+    write_file_atomic(detail, text);
+    main["detail"] = {{"file", fs::path(detail).filename().string()}, {"sha256", sha256_hex(text)}};
+  }
+  write_file_atomic(path, main.dump(2) + "\n");
+}
+
+Metrics read_baseline(const std::string& path) {
+  nlohmann::json j = parse_json(read_file(path), path);
+  Metrics m = metrics_from_json(j, path);
+  if (!j.contains("detail")) return m;
+  const auto& ref = j.at("detail");
+  if (!ref.is_object() || !ref.contains("file") || !ref.at("file").is_string() || !ref.contains("sha256") ||
+      !ref.at("sha256").is_string()) {
+    throw InputError(path, 0, "key 'detail' must be an object with the strings 'file' and 'sha256'");
+  }
+  std::string name = ref.at("file").get<std::string>();
+  if (name != fs::path(detail_path(path)).filename().string()) {
+    throw InputError(path, 0, "key 'detail.file' must name " + fs::path(detail_path(path)).filename().string());
+  }
+  std::string file = detail_path(path);
+  if (!fs::exists(file)) throw InputError(file, 0, "missing: " + path + " names it as its detail");
+  std::string text = read_file(file);
+  if (sha256_hex(text) != ref.at("sha256").get<std::string>()) {
+    throw InputError(file, 0, "is not the detail of " + path +
+                                  " (its SHA-256 differs from the one the baseline names): "
+                                  "an interrupted update or a bad merge; update this baseline again");
+  }
+  nlohmann::json d = parse_json(text, file);
+  if (!d.is_object() || d.value("format", "") != kDetailFormat) {
+    throw InputError(file, 0, std::string("not a ") + kDetailFormat + " file");
+  }
+  if (d.value("test", "") != m.id.name()) throw InputError(file, 0, "key 'test' must be " + m.id.name());
+  if (d.contains("metrics")) {
+    for (const auto& [name, value] : json_counts(d.at("metrics"), file, "metrics")) {
+      if (!m.values.emplace(name, value).second) {
+        throw InputError(file, 0, "key 'metrics." + name + "' is in " + path + " as well");
+      }
+    }
+  }
+  if (d.contains("lines")) m.lines = json_counts(d.at("lines"), file, "lines");
+  return m;
+}
+
+}  // namespace tileperf

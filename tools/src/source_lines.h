@@ -1,0 +1,40 @@
+// Instructions per source line: how many SASS instructions the line table
+// attributes to each line of the kernel's sources, which lines gained or
+// lost instructions against a baseline, and the text of those lines.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "line_table.h"
+#include "sass.h"
+
+namespace tileperf {
+
+// "gelu.py:21" -> instructions, padding excluded. Keyed by file name without
+// its folder, so that clones in other folders count the same lines.
+// Instructions the table gives no line are not counted.
+struct LineCounts {
+  std::map<std::string, std::int64_t> counts;
+  std::map<std::string, std::string> paths;  // "gelu.py" -> the path the table names
+};
+LineCounts count_source_lines(const SassListing& sass, const LineTable& lines);
+
+struct LineMove {
+  std::string line;  // "gelu.py:21"
+  std::int64_t baseline = 0, current = 0;
+  std::string text;  // the line's source text, when known
+  std::int64_t delta() const { return current - baseline; }
+};
+
+// The lines whose count differs, largest change first (then by line).
+std::vector<LineMove> line_moves(const std::map<std::string, std::int64_t>& baseline,
+                                 const std::map<std::string, std::int64_t>& current);
+
+// The text of "file:line" (trimmed, at most 120 characters) from the file at
+// `paths`' path for it, or "" when the file cannot be read.
+std::string source_text(const std::string& line, const std::map<std::string, std::string>& paths);
+
+}  // namespace tileperf
