@@ -138,7 +138,7 @@ function(_tileperf_not_run_command out kernel config arch work)
     set(what "the configurations of ${kernel} could not be listed and nothing was measured")
   endif()
   set(command "$<TARGET_FILE:tileperf::tileperf>" not-run --kernel "${kernel}" --config "${config}"
-    --arch "${arch}" --work-dir "${work}"
+    --arch "${arch}" --work-dir "${work}" --run-file "${TILEPERF_WORK_DIR}/run.json"
     --reason "${missing} not found when the project was configured (see the configure log for what to install), so ${what}")
   if(TILEPERF_REQUIRE_RUN)
     list(APPEND command --require-run)
@@ -203,7 +203,7 @@ function(_tileperf_check_command out)
     --bytecode "${arg_BYTECODE}" --work-dir "${arg_WORK_DIR}"
     --baseline "${arg_BASELINE}" --checks "${arg_CHECKS_DIR}" --project-dir "${CMAKE_SOURCE_DIR}"
     --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
-    --timeout "${TILEPERF_TOOL_TIMEOUT}"
+    --timeout "${TILEPERF_TOOL_TIMEOUT}" --run-file "${TILEPERF_WORK_DIR}/run.json"
     --update-command "TILEPERF_FILTER='${filter}' cmake --build ${build_dir} --target update_baselines"
     ${arg_EXTRA}
     PARENT_SCOPE)
@@ -224,6 +224,22 @@ function(_tileperf_add_toolchain_probe)
       --cuobjdump "${Cuobjdump_EXECUTABLE}" --out "${TILEPERF_WORK_DIR}/toolchain.json")
   set_tests_properties(toolchain.probe PROPERTIES
     FIXTURES_SETUP tileperf.toolchain LABELS "perf;toolchain" TIMEOUT 120)
+endfunction()
+
+# _tileperf_add_run_start(): the test `run.start` (once per project), a
+# fixture of every perf test: it writes ${TILEPERF_WORK_DIR}/run.json with a
+# new run id (TILEPERF_RUN_ID when set), which each check stamps on its
+# result, so that `tileperf summary` and `report` tell this run's results
+# from those an earlier, partial run left behind.
+function(_tileperf_add_run_start)
+  get_property(added GLOBAL PROPERTY TILEPERF_RUN_START)
+  if(added)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY TILEPERF_RUN_START TRUE)
+  add_test(NAME run.start
+    COMMAND tileperf::tileperf run-start --out "${TILEPERF_WORK_DIR}/run.json")
+  set_tests_properties(run.start PROPERTIES FIXTURES_SETUP tileperf.run LABELS perf TIMEOUT 60)
 endfunction()
 
 # _tileperf_list_configs(<out-var> <source> <manifest> <pythonpath-list> <placeholder-list>)
@@ -363,6 +379,7 @@ function(tileperf_add_kernel_tests)
 
   set(fixture "tileperf.dump.${kernel}")
   _tileperf_add_toolchain_probe()
+  _tileperf_add_run_start()
   if(NOT _TILEPERF_MISSING)
     set(python_args "")
     if(pythonpath)
@@ -402,7 +419,7 @@ function(tileperf_add_kernel_tests)
       set_tests_properties("${test}" PROPERTIES
         LABELS "perf;${arch};${kernel};${arg_LABELS}"
         SKIP_RETURN_CODE 77
-        FIXTURES_REQUIRED "${fixture};tileperf.toolchain"
+        FIXTURES_REQUIRED "${fixture};tileperf.toolchain;tileperf.run"
         TIMEOUT 900)
     endforeach()
   endforeach()

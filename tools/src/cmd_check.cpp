@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "baseline.h"
 #include "cache.h"
+#include "run_record.h"
 #include "compare.h"
 #include "edits.h"
 #include "error.h"
@@ -40,6 +41,7 @@ struct CheckOptions {
   std::string edit, edit_manifest;  // a self-test of an edited kernel: judge the check
   std::string toolchain_file;      // the probed toolchain record (else the tools are asked)
   std::string cache_dir;           // the result cache ("": off)
+  std::string run_file;            // run.json of the run this check belongs to
   std::string update_command = "cmake --build <build-dir> --target update_baselines";
   Toolchain tc;
   bool update = false, exact = false, verbose = false, strict = false, require_run = false;
@@ -352,6 +354,8 @@ int run_check(const Args& args) {
   app.add_option("--timeout", o.tc.timeout_seconds, "seconds before a tool counts as hung")
       ->capture_default_str();
   app.add_option("--update-command", o.update_command, "command shown to create baselines");
+  app.add_option("--run-file", o.run_file,
+                 "the record of `tileperf run-start`: the result is stamped with its run id");
   app.add_flag("--update", o.update, "write the baseline instead of comparing");
   app.add_flag("--exact", o.exact, "fail on any change of any metric");
   app.add_flag("--strict", o.strict,
@@ -386,6 +390,7 @@ int run_check(const Args& args) {
 
   TestResult result;
   result.id = o.id;
+  if (!o.run_file.empty()) result.run = read_run_id(o.run_file).value_or("");
   std::string report;
   // The result of an earlier run must not stand in for this one's.
   std::error_code ignored;

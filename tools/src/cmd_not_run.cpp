@@ -12,6 +12,7 @@
 #include "error.h"
 #include "metrics.h"
 #include "result.h"
+#include "run_record.h"
 #include "text.h"
 
 namespace tileperf {
@@ -29,8 +30,11 @@ int run_not_run(const Args& args) {
   app.add_option("--reason", r.message, "why the test cannot run")->required();
   app.add_option("--work-dir", work_dir, "folder for the result file")->required();
   app.add_flag("--require-run", require, "every test must run: not running fails");
+  std::string run_file;
+  app.add_option("--run-file", run_file, "the record of `tileperf run-start`: the result is stamped with its run id");
   if (parse_args(app, args)) return kExitOk;
   validate_test_id(r.id);
+  if (!run_file.empty()) r.run = read_run_id(run_file).value_or("");
   require = require || every_test_must_run();
   r.state = require ? State::kNotRun : State::kSkipped;
   r.exit_code = require ? kExitNotRun : kExitSkipped;

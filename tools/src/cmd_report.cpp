@@ -22,6 +22,7 @@ int run_report(const Args& args) {
   std::vector<std::string> dirs;
   std::string json, markdown, html;
   MarkdownOptions md;
+  bool all_runs = false;
   app.add_option("dirs", dirs, "folders holding result files")->required();
   app.add_option("--json", json, "write the merged report as JSON");
   app.add_option("--markdown", markdown, "write Markdown for a merge-request comment");
@@ -31,11 +32,13 @@ int run_report(const Args& args) {
       ->capture_default_str();
   app.add_option("--full-report", md.full_report,
                  "where the full report is (a link), named by a shortened Markdown comment");
+  app.add_flag("--all-runs", all_runs,
+               "include results that earlier runs left behind (flagged), which are left out by default");
   app.footer("A test found in two folders is an error: shards must not overlap.");
   if (parse_args(app, args)) return kExitOk;
 
   auto results = collect_results(dirs);
-  ReportView view = make_report_view(results);
+  ReportView view = make_report_view(results, all_runs);
   if (!json.empty()) write_file_atomic(json, report_json(view).dump(2) + "\n");
   if (!markdown.empty()) write_file_atomic(markdown, report_markdown(view, md));
   if (!html.empty()) write_file_atomic(html, report_html(view));

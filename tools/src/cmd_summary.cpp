@@ -66,8 +66,10 @@ int run_summary(const Args& args) {
                "under the given folders, then the count of each state.",
                "summary");
   std::vector<std::string> dirs;
-  bool timings = false;
+  bool timings = false, all_runs = false;
   app.add_option("dirs", dirs, "folders to search")->required();
+  app.add_flag("--all-runs", all_runs,
+               "include results that earlier runs left behind (flagged), which are left out by default");
   app.add_flag("--timings", timings,
                "instead of the lines, the median and total seconds of each step "
                "(dump: export per configuration; compile: tileiras; extract: cuobjdump and parsing)");
@@ -79,13 +81,15 @@ int run_summary(const Args& args) {
     print_timings(results);
     return kExitOk;
   }
-  ReportView view = make_report_view(results);
+  ReportView view = make_report_view(results, all_runs);
   std::size_t width = 0;
   for (const auto& t : view.tests) width = std::max(width, t.name.size());
   for (const auto& t : view.tests) {
-    fmt::print("{:<{}}  {:<17}{}\n{}", t.name, width, t.state, format_key_metrics(t.result->key_metrics), details(t));
+    fmt::print("{:<{}}  {:<17}{}{}\n{}", t.name, width, t.state, format_key_metrics(t.result->key_metrics),
+               t.earlier_run ? "  (earlier run)" : "", details(t));
   }
   fmt::print("{} tests: {}\n", view.tests.size(), view.counts_text());
+  if (auto runs = view.runs_text(); !runs.empty()) fmt::print("{}\n", runs);
   return kExitOk;
 }
 

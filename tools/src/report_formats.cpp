@@ -11,10 +11,13 @@ nlohmann::json report_json(const ReportView& view) {
     nlohmann::json j = to_json(*t.result);
     j.erase("seconds");
     j.erase("format");
+    if (t.earlier_run) j["earlier_run"] = true;
     tests.push_back(std::move(j));
   }
   for (const auto& c : view.counts) counts[c.name] = c.n;
-  return {{"format", kReportFormat}, {"counts", counts}, {"tests", tests}};
+  nlohmann::json out = {{"format", kReportFormat}, {"counts", counts}, {"tests", tests}};
+  if (view.earlier_left_out) out["earlier_runs_left_out"] = view.earlier_left_out;
+  return out;
 }
 
 namespace {
@@ -95,7 +98,8 @@ std::string where_full(const MarkdownOptions& o) {
 }  // namespace
 
 std::string report_markdown(const ReportView& view, const MarkdownOptions& options) {
-  const std::string head = fmt::format("## tileperf: {}\n\n", view.counts_text());
+  std::string head = fmt::format("## tileperf: {}\n\n", view.counts_text());
+  if (auto runs = view.runs_text(); !runs.empty()) head += "> " + runs + "\n\n";
   const std::string all = md_all_tests(view);
   // Each kernel with a test that needs a look: a heading, then one block per test.
   struct Block {

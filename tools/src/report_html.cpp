@@ -207,9 +207,10 @@ std::string report_html(const ReportView& view) {
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n"
-      "<style>{}</style>\n</head>\n<body>\n<h1 id=\"title\">{}</h1>\n<nav id=\"summary\">{}</nav>\n{}{}{}"
+      "<style>{}</style>\n</head>\n<body>\n<h1 id=\"title\">{}</h1>\n<nav id=\"summary\">{}</nav>\n{}{}{}{}"
       "<script>{}</script>\n</body>\n</html>\n",
-      esc(title), report_html_style(), esc(title), counts, needs_look_section(view), all_tests_section(view),
+      esc(title), report_html_style(), esc(title), counts,
+      view.runs_text().empty() ? "" : "<p id=\"runs\">" + esc(view.runs_text()) + "</p>\n", needs_look_section(view), all_tests_section(view),
       by_arch_section(view), report_html_script());
 }
 

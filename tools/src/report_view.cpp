@@ -141,6 +141,19 @@ std::string counts_text(const std::vector<StateCount>& counts) {
 
 std::string ReportView::counts_text() const { return tileperf::counts_text(counts); }
 
+std::string ReportView::runs_text() const {
+  if (earlier_left_out) {
+    return fmt::format("{} result(s) of earlier runs left out: those tests did not run this time "
+                       "(rerun them, or pass --all-runs to include them)",
+                       earlier_left_out);
+  }
+  if (earlier_included) {
+    return fmt::format("{} result(s) are of earlier runs (marked \"earlier run\"): those tests did not run this time",
+                       earlier_included);
+  }
+  return "";
+}
+
 namespace {
 
 std::vector<StateCount> count_states(const std::vector<const TestView*>& tests) {
@@ -161,10 +174,16 @@ std::size_t state_rank(State s) {
 
 }  // namespace
 
-ReportView make_report_view(const std::vector<TestResult>& results) {
+ReportView make_report_view(const std::vector<TestResult>& results, bool include_earlier) {
   ReportView view;
   for (const auto& r : results) {
+    if (r.earlier_run && !include_earlier) {
+      ++view.earlier_left_out;
+      continue;
+    }
+    view.earlier_included += r.earlier_run;
     TestView t;
+    t.earlier_run = r.earlier_run;
     t.result = &r;
     t.name = r.id.name();
     t.anchor = t.name;

@@ -75,6 +75,7 @@ struct TestView {
   std::string anchor;   // an HTML id: the name
   std::string state;    // its state's name
   bool needs_look = false;
+  bool earlier_run = false;   // left behind by an earlier run (shown only when asked for)
   std::vector<DiffRow> rows;  // shown_rows of its diff
   std::vector<DiffRow> regressed() const;
   TopMoved opcodes, loop_opcodes;
@@ -109,11 +110,18 @@ struct ReportView {
   std::vector<const TestView*> needs_look;  // state order, then name
   std::vector<KernelView> kernels;          // by kernel name
   std::string counts_text() const;          // "2 regressed, 7 pass", "no tests"
+  // Results an earlier run left behind (its run.json names another run).
+  std::size_t earlier_left_out = 0, earlier_included = 0;
+  // "" when every result is of the latest run; else what was left out or
+  // flagged, and how to change that.
+  std::string runs_text() const;
 };
 
 std::string counts_text(const std::vector<StateCount>& counts);
 
-ReportView make_report_view(const std::vector<TestResult>& results);
+// Results marked earlier_run are left out (and counted) unless
+// `include_earlier`; then they are kept and flagged.
+ReportView make_report_view(const std::vector<TestResult>& results, bool include_earlier = false);
 
 std::string format_signed(double v);
 std::string format_percent(double pct);

@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "json_input.h"
+#include "run_record.h"
 #include "text.h"
 
 namespace tileperf {
@@ -215,6 +216,8 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
     std::sort(files.begin(), files.end());
     for (const auto& path : files) {
       TestResult r = result_from_json(parse_json(read_file(path), path), path);
+      auto run = nearest_run_id(path, dir);
+      r.earlier_run = run && *run != r.run;
       auto [it, fresh] = seen.emplace(r.id.name(), path);
       if (!fresh) throw InputError(path, 0, r.id.name() + " was already read from " + it->second);
       results.push_back(std::move(r));

@@ -33,7 +33,10 @@ struct TestResult {
   std::map<std::string, std::int64_t> key_metrics;
   std::map<std::string, double> seconds;  // dump, compile, extract, compare
   std::string cache;  // the result cache: hit, miss or off; printed, not written (it depends on the run)
-  std::string run;    // the run that wrote it (see run_id); "" for a result of no known run
+  std::string run;    // the run that wrote it (see run_record.h); "" for a result of no known run
+  // Set by collect_results, never written: the nearest run.json above the
+  // result names another run (a partial `ctest -R` left this one behind).
+  bool earlier_run = false;
   std::vector<MetricDiff> diff;      // metrics that moved, and every one over its limit
   std::vector<BrokenCheck> broken;   // invariants that do not hold
   std::vector<LineMove> lines;       // source lines that gained or lost instructions, most first
@@ -50,6 +53,8 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
 
 // Every *.result.json under the folders, sorted by test name. A test found
 // twice (two shards that both ran it) is an InputError naming both files.
+// Each result whose nearest run.json (from its folder up to the folder
+// given) names another run is marked earlier_run.
 std::vector<TestResult> collect_results(const std::vector<std::string>& dirs);
 
 // Whether a test that cannot run must fail rather than be skipped: in CI

@@ -1,0 +1,31 @@
+// Which run a result belongs to. The fixture `run.start`, set up before
+// every perf test of a ctest invocation, writes <work dir>/run.json with a
+// new run id; each check stamps its result with the id it finds there. A
+// summary or report then knows the results of the latest run from results
+// an earlier run (a partial `ctest -R`, a filtered update) left behind.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace tileperf {
+
+inline constexpr const char* kRunFormat = "tileperf-run/1";
+inline constexpr const char* kRunFileName = "run.json";
+
+// TILEPERF_RUN_ID when set (CI: the pipeline's id, shared by its shards),
+// else the UTC time, the process id and a random suffix.
+std::string new_run_id();
+
+// Writes {"format", "run", "started"} atomically.
+void write_run_record(const std::string& path, const std::string& id);
+
+// The id of the run record at `path`; nullopt when there is no such file.
+// A malformed record is an InputError naming it.
+std::optional<std::string> read_run_id(const std::string& path);
+
+// The id of the nearest run.json from the folder of `file` up to `root`
+// (both included); nullopt when there is none.
+std::optional<std::string> nearest_run_id(const std::string& file, const std::string& root);
+
+}  // namespace tileperf
