@@ -104,8 +104,10 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann
   auto artifacts = artifact_paths(o.prefix());
   std::string key;
   if (cache.enabled()) {
+    // The listing comes from nvdisasm run directly: its arguments decide it too.
+    std::string flags = m.flags.dump() + fmt::format(" nvdisasm {}", fmt::join(kNvdisasmArgs, " "));
     key = cache_key(bytecode_identity(read_file(o.bytecode), source_dir(dump)), o.id.arch,
-                    m.toolchain, m.flags.dump());
+                    m.toolchain, flags);
     if (cache.fetch(key, artifacts)) {
       result.cache = "hit";
       return saved_tool_outputs(o.prefix(), remarks);

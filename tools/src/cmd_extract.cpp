@@ -44,7 +44,7 @@ int run_extract(const Args& args) {
     m.toolchain["cuobjdump"] = "captured";
   } else {
     if (tc.cuobjdump.empty()) throw UsageError("extract: give --cuobjdump, or --sass and --res-usage");
-    outputs.sass_text = run_cuobjdump(tc, {std::begin(kSassArgs), std::end(kSassArgs)}, cubin);
+    outputs.sass_text = run_disassembler(tc, cubin);
     outputs.sass_name = "cuobjdump --dump-sass " + cubin;
     outputs.res_usage_text =
         run_cuobjdump(tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);

@@ -163,7 +163,7 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
   check_cubin(cubin);
   ToolOutputs o;
   o.from_tools = true;
-  o.sass_text = run_cuobjdump(tc, {std::begin(kSassArgs), std::end(kSassArgs)}, cubin);
+  o.sass_text = run_disassembler(tc, cubin);
   o.res_usage_text = run_cuobjdump(tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);
   o.tileir_text = run_tileirdisasm(tc, bytecode);
   o.remarks_text = read_file(remarks);

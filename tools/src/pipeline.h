@@ -62,7 +62,9 @@ std::int64_t tensor_macs_hint(const std::map<std::string, std::int64_t>& remark_
 // `filename` when it is malformed.
 std::optional<Problem> problem_from_record(const nlohmann::json& record, const std::string& filename);
 
-// cuobjdump arguments, recorded in metrics next to the tileiras flags.
+// cuobjdump arguments, recorded in metrics next to the tileiras flags. The
+// listing is what `cuobjdump --dump-sass` prints, byte for byte, whether
+// cuobjdump or nvdisasm directly made it (see run_disassembler).
 inline const char* const kSassArgs[] = {"--dump-sass"};
 inline const char* const kResUsageArgs[] = {"-res-usage"};
 

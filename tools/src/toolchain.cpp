@@ -210,6 +210,34 @@ std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode) {
   return r.out;
 }
 
+std::string Toolchain::nvdisasm() const {
+  return (fs::path(cuobjdump).parent_path() / "nvdisasm").string();
+}
+
+std::string run_disassembler(const Toolchain& tc, const std::string& cubin) {
+  check_timeout(tc);
+  require_file(tc.cuobjdump, "cuobjdump");
+  std::string tool = tc.nvdisasm();
+  if (!fs::exists(tool)) return run_cuobjdump(tc, {"--dump-sass"}, cubin);
+  std::vector<std::string> argv = {tool};
+  argv.insert(argv.end(), std::begin(kNvdisasmArgs), std::end(kNvdisasmArgs));
+  argv.push_back(cubin);
+  auto r = run_process(argv, tool_environment(tc, tool));
+  if (std::string failure = tool_failure(r, r.err, true); !failure.empty()) {
+    throw ToolError(fmt::format("nvdisasm {} {} failed {}", fmt::join(kNvdisasmArgs, " "), cubin, failure));
+  }
+  // cuobjdump heads the listing with the target nvdisasm names first:
+  // "\t.target\tsm_90a" -> "\n\tcode for sm_90a\n".
+  constexpr std::string_view kTarget = "\t.target\t";
+  std::size_t end = r.out.find('\n');
+  if (r.out.compare(0, kTarget.size(), kTarget) != 0 || end == std::string::npos) {
+    throw ToolError(fmt::format("nvdisasm {} printed no '.target' line first: {}", cubin,
+                                tail(r.out.substr(0, 200), 2)));
+  }
+  std::string target = r.out.substr(kTarget.size(), end - kTarget.size());
+  return "\n\tcode for " + target + "\n" + r.out;
+}
+
 std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
                           const std::string& cubin) {
   check_timeout(tc);

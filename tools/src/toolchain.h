@@ -17,6 +17,8 @@ struct Toolchain {
   double timeout_seconds = 600;
   // tileirdisasm ships beside tileiras; it prints a bytecode file's TileIR.
   std::string tileirdisasm() const;
+  // nvdisasm, which cuobjdump runs for --dump-sass, ships beside cuobjdump.
+  std::string nvdisasm() const;
 };
 
 // "13.4.92" from the tool's --version banner ("... release 13.4, V13.4.92").
@@ -43,6 +45,16 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
 
 // TileIR text of a bytecode file, from tileirdisasm.
 std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode);
+
+// The SASS listing of `cubin`, byte for byte what `cuobjdump --dump-sass`
+// prints, made the cheaper way: cuobjdump's own header line, then nvdisasm
+// run directly with the arguments cuobjdump passes it (-pb -hex -novliw) and
+// -ndf (no dataflow analysis, which only adds labels to branches through the
+// branch stack, and takes a quarter of nvdisasm's time). unit.disassembly_test
+// checks the identity on every captured cubin. Without an nvdisasm beside
+// cuobjdump, cuobjdump --dump-sass itself.
+std::string run_disassembler(const Toolchain& tc, const std::string& cubin);
+inline const char* const kNvdisasmArgs[] = {"-ndf", "-pb", "-hex", "-novliw"};
 
 // Runs cuobjdump with `args` on `cubin` and returns its standard output.
 std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
