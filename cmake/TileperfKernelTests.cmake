@@ -157,8 +157,10 @@ endfunction()
 #                    [CONFIGS <cfg>...] LABELS <label>... [REQUIRES <fixture>]
 #                    [PYTHONPATH <dir>...] [PLACEHOLDER_MODULES <module>...])
 #   A test that exports the configurations of SOURCE (every one of its CONFIGS
-#   unless CONFIGS names some) to <OUT_DIR>/<cfg>.tileirbc through pytest. It
-#   sets up FIXTURE for the tests that compile the bytecode.
+#   unless CONFIGS names some) to <OUT_DIR>/<cfg>.tileirbc through pytest,
+#   unless <OUT_DIR>/dump.stamp.json shows that nothing deciding the bytecode
+#   changed (see tools/tileperf_dump/run_dump.py). It sets up FIXTURE for the
+#   tests that compile the bytecode.
 function(_tileperf_add_dump)
   _tileperf_parse(_tileperf_add_dump "" "NAME;SOURCE;OUT_DIR;FIXTURE;REQUIRES"
     "CONFIGS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES" "NAME;SOURCE;OUT_DIR;FIXTURE" ${ARGN})
@@ -171,8 +173,9 @@ function(_tileperf_add_dump)
   _tileperf_pythonpath(pythonpath ${arg_PYTHONPATH})
   add_test(NAME "${arg_NAME}"
     COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
-      "${TILEPERF_PYTHON}" -m pytest -q -p no:cacheprovider -p tileperf_dump.plugin
-      --rootdir "${TILEPERF_PYTHON_DIR}/tileperf_dump"
+      "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py"
+      --stamp "${arg_OUT_DIR}/dump.stamp.json" --
+      -q -p no:cacheprovider -p tileperf_dump.plugin --rootdir "${TILEPERF_PYTHON_DIR}/tileperf_dump"
       "${TILEPERF_PYTHON_DIR}/tileperf_dump/dump_driver.py"
       "--tileperf-source=${arg_SOURCE}" "--tileperf-configs=${configs}"
       "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}"
