@@ -22,6 +22,7 @@ int run_edit_report(const Args& args);
 int run_not_run(const Args& args);
 int run_toolchain(const Args& args);
 int run_run_start(const Args& args);
+int run_progress(const Args& args);
 
 // Parses `args` with `app`; --help prints usage and returns true (caller
 // exits 0); bad arguments throw UsageError.

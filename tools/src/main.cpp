@@ -32,6 +32,7 @@ const Subcommand kSubcommands[] = {
     {"edit-report", "the catch rate of the self-test corpus of edited kernels", run_edit_report},
     {"not-run", "the command of a perf test that cannot run: says why, skipped or failed", run_not_run},
     {"toolchain", "probe the tools once into the record every test of a run reads", run_toolchain},
+    {"progress", "one line per finished test of ctest's output, with [n/N], state and key metrics", run_progress},
     {"run-start", "write the record of a new run, which each check of the run stamps", run_run_start},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
 };
