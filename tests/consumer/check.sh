@@ -10,6 +10,9 @@
 #                           as CTest measurements; without, none are printed
 #   check.sh partial        a filtered update rewrites only the selected baseline
 #   check.sh shards         three ctest shards merge into the report of one run
+#   check.sh candidate      a second build folder configured with a candidate
+#                           toolchain's Python: every test ends toolchain changed,
+#                           nothing is written, summary and preview review it as one
 #   check.sh interrupted    killing updates half way leaves every baseline whole
 #   check.sh subdirectory   the same project through add_subdirectory(tileperf)
 #   check.sh missing_tools  configured without the toolchain: not run, with the
@@ -43,8 +46,8 @@ step_install() {
     -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
   grep -q "tileperf_DIR:PATH=$WORK/prefix/" "$build/CMakeCache.txt" ||
     fail "configured against another tileperf than the installed one"
-  [[ $(ctest --test-dir "$build" -N | tail -1) == "Total Tests: 6" ]] ||
-    fail "expected toolchain.probe, dump.scale and four perf tests"
+  [[ $(ctest --test-dir "$build" -N | tail -1) == "Total Tests: 7" ]] ||
+    fail "expected toolchain.probe, run.start, dump.scale and four perf tests"
 }
 
 step_baselines() {
@@ -83,6 +86,8 @@ step_partial() {
   local chosen=$baselines/f16_512.sm_90.json other=$baselines/f32_1024.sm_120.json
   perturb "$chosen"
   perturb "$other"
+  local perturbed
+  perturbed=$(grep '"sass.instructions"' "$other")
   local before
   before=$(digest)
   update TILEPERF_FILTER='^perf\.scale\.f16_512\.sm_90$'
@@ -94,7 +99,7 @@ step_partial() {
   [[ $(grep f16_512.sm_90 <<<"$before") != $(grep f16_512.sm_90 <<<"$after") ]] ||
     fail "the selected baseline was not rewritten"
   update TILEPERF_LABEL=sm_120
-  ! grep -q '"sass.instructions": 9' "$other" || fail "TILEPERF_LABEL did not select sm_120"
+  ! grep -qxF "$perturbed" "$other" || fail "TILEPERF_LABEL did not select sm_120"
   before=$(digest)
   update
   [[ $before == $(digest) ]] || fail "an update with nothing to change rewrote a baseline"
@@ -118,6 +123,43 @@ step_shards() {
     --json "$WORK/merged.json" --markdown "$WORK/merged.md" --html "$WORK/merged.html"
   cmp "$WORK/whole.json" "$WORK/merged.json" || fail "the merged shards differ from the whole run"
   grep -q '"pass": 4' "$WORK/merged.json" || fail "the merged report does not hold four passes"
+}
+
+# The gate against a candidate toolchain beside the pinned one, as a CI job
+# runs it: a second build folder configured with the candidate's Python
+# compares the project's baselines with the candidate's tools. Here the
+# candidate is the same Python and the baselines are stamped with another
+# tileiras release, which is what a candidate toolchain looks like to them.
+step_candidate() {
+  local candidate=$WORK/build-candidate pinned=$WORK/baselines-pinned
+  rm -rf "$candidate" "$pinned"
+  cp -r "$baselines" "$pinned"
+  sed -i 's/"tileiras": "[^"]*"/"tileiras": "0.0.1"/' "$baselines"/*.sm_*[0-9].json
+  local before
+  before=$(digest)
+  quiet cmake -S "$src" -B "$candidate" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
+    -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
+  if ctest --test-dir "$candidate" -L perf >"$WORK/last.log" 2>&1; then
+    fail "the gate passed against baselines of another toolchain"
+  fi
+  [[ $before == $(digest) ]] || fail "the candidate's run wrote a baseline"
+  "$tileperf" summary "$candidate/tileperf" >"$WORK/summary.log"
+  local release="tileiras 0\.0\.1 -> [0-9.]*"
+  grep -q "^4 tests: 4 toolchain changed$" "$WORK/summary.log" || fail "not 4 toolchain changed: $(cat "$WORK/summary.log")"
+  grep -q "^toolchain changed in 4 test(s) ($release); compared under the usual policies, nothing written: 0 would regress, 0 would improve, 4 within limits$" \
+    "$WORK/summary.log" || fail "the summary does not total the bump: $(cat "$WORK/summary.log")"
+  grep -qxF "  accept them all with: cmake --build $candidate --target update_baselines" "$WORK/summary.log" ||
+    fail "the summary does not give the one command that accepts the bump"
+  [[ $(grep -c "baseline was made with another toolchain" "$WORK/summary.log") == 0 ]] ||
+    fail "the summary repeats the bump under every test"
+  "$tileperf" preview "$candidate/tileperf" --markdown "$WORK/preview.md" >"$WORK/preview.log" ||
+    fail "the preview of a bump that regresses nothing failed: $(cat "$WORK/preview.log")"
+  grep -q "^\*\*0 would regress, 0 would improve, 4 within limits\*\*" "$WORK/preview.md" ||
+    fail "the preview's Markdown does not total the bump"
+  [[ $(grep -c "^<details><summary><b>perf\.scale\." "$WORK/preview.md") == 4 ]] ||
+    fail "the preview's Markdown does not detail the four tests"
+  rm -rf "$baselines"
+  mv "$pinned" "$baselines"
 }
 
 step_interrupted() {
@@ -157,7 +199,7 @@ step_subdirectory() {
     -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
   quiet cmake --build "$sub" -j "$(nproc)"
   quiet ctest --test-dir "$sub" -L perf
-  [[ $(ctest --test-dir "$sub" -N | tail -1) == "Total Tests: 6" ]] ||
+  [[ $(ctest --test-dir "$sub" -N | tail -1) == "Total Tests: 7" ]] ||
     fail "tileperf's own tests leaked into the consumer"
 }
 
@@ -186,6 +228,6 @@ step_missing_tools() {
   return 0
 }
 
-step=${1:?usage: check.sh install|baselines|measurements|partial|shards|interrupted|subdirectory|missing_tools}
+step=${1:?usage: check.sh install|baselines|measurements|partial|shards|candidate|interrupted|subdirectory|missing_tools}
 "step_$step"
 echo "check.sh $step: ok"

@@ -22,6 +22,12 @@ inline std::string fixture_path(const std::string& name) {
 
 inline std::string fixture(const std::string& name) { return read_file(fixture_path(name)); }
 
+// A fixture captured with another release (tests/fixtures/<release>/), for
+// what only that release writes.
+inline std::string fixture_of(const std::string& release, const std::string& name) {
+  return read_file(std::string(TILEPERF_FIXTURES) + "/" + release + "/" + name);
+}
+
 // The first `n` lines of `text`, each with its newline.
 inline std::string first_lines(const std::string& text, std::size_t n) {
   std::istringstream in(text);

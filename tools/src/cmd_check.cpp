@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include "error.h"
 #include "metrics.h"
 #include "pipeline.h"
+#include "remarks.h"
 #include "policy.h"
 #include "report.h"
 #include "result.h"
@@ -168,6 +170,22 @@ bool same_toolchain(const Metrics& a, const Metrics& b) {
   return a.toolchain == b.toolchain && a.flags == b.flags;
 }
 
+// What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one
+// entry per tool (a tool only one side names: "none"), then the flags.
+std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& now) {
+  std::vector<std::string> out;
+  std::map<std::string, std::pair<std::string, std::string>> tools;
+  for (const auto& [tool, version] : old.toolchain) tools[tool].first = version;
+  for (const auto& [tool, version] : now.toolchain) tools[tool].second = version;
+  for (const auto& [tool, v] : tools) {
+    if (v.first == v.second) continue;
+    out.push_back(fmt::format("{} {} -> {}", tool, v.first.empty() ? "none" : v.first,
+                              v.second.empty() ? "none" : v.second));
+  }
+  if (old.flags != now.flags) out.push_back("flags " + old.flags.dump() + " -> " + now.flags.dump());
+  return out;
+}
+
 std::string toolchain_text(const Metrics& m) {
   std::string out;
   for (const auto& [tool, version] : m.toolchain) {
@@ -213,6 +231,42 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
   return kExitOk;
 }
 
+// Another toolchain than the baseline's: the test fails (a bump is a
+// reviewed step), and the metrics are compared under the usual policies all
+// the same, as the preview of what accepting the new toolchain moves; the
+// verdicts stay in the result for `tileperf summary` and `tileperf preview`.
+int toolchain_changed(const CheckOptions& o, const Metrics& baseline, const Metrics& current,
+                      Comparison c, const Seen& seen, TestResult& result, std::string& report) {
+  result.state = State::kToolchainChanged;
+  // A metric every measurement writes (a remark count, 0 when tileiras says
+  // nothing) that the baseline lacks was not reported by the old toolchain:
+  // shown, not judged.
+  const auto always = remark_metrics({});
+  for (auto& d : c.diffs) {
+    if (d.change != Change::kNew || !always.count(d.name) || d.direction == Direction::kInfo) continue;
+    d.verdict = Verdict::kInfo;
+    result.notes.push_back(fmt::format("{} is new with this toolchain ({} now; the baseline's did not report "
+                                       "it): not judged",
+                                       d.name, d.current));
+  }
+  result.toolchain_change = toolchain_changes(baseline, current);
+  result.set_diff(c);
+  auto regressed = c.with_verdict(Verdict::kRegressed).size(), improved = c.with_verdict(Verdict::kImproved).size();
+  std::string preview = regressed + improved + c.broken.size() == 0
+                            ? "no gated metric past its limit"
+                            : fmt::format("{} metric(s) over the limit, {} improved, {} check(s) broken",
+                                          regressed, improved, c.broken.size());
+  result.message = fmt::format("the baseline was made with another toolchain ({}); compared under the new one, "
+                               "nothing written: {}; review and update with: {}",
+                               fmt::join(result.toolchain_change, ", "), preview, o.update_command);
+  report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
+  if (c.changed_gated() != 0) {
+    result.set_lines(line_moves(baseline.lines, current.lines), seen.line_paths);
+    report += format_line_moves(result.lines);
+  }
+  return kExitToolchainChanged;
+}
+
 int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
                           const Seen& seen, TestResult& result, std::string& report) {
   if (!fs::exists(o.baseline)) {
@@ -223,14 +277,8 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   }
   auto t = Clock::now();
   Metrics baseline = read_baseline(o.baseline);
-  if (!same_toolchain(baseline, current)) {
-    result.state = State::kToolchainChanged;
-    result.message = fmt::format("baseline made with {}; now {}; review and update with: {}",
-                                 toolchain_text(baseline), toolchain_text(current),
-                                 o.update_command);
-    return kExitToolchainChanged;
-  }
   Comparison c = compare_metrics(baseline, current, policy, o.exact);
+  if (!same_toolchain(baseline, current)) return toolchain_changed(o, baseline, current, c, seen, result, report);
   result.seconds["compare"] = since(t);
   result.set_diff(c);
   result.state = c.state;

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "error.h"
 #include "metrics.h"
+#include "preview.h"
 #include "report.h"
 #include "report_view.h"
 #include "result.h"
@@ -24,6 +25,8 @@ namespace {
 // look, what went over its limit (for an update, every gated metric that
 // moved, for its review), its broken checks and its notes.
 std::string details(const TestView& t) {
+  // A toolchain bump is reviewed as one: see the lines under the counts.
+  if (t.result->state == State::kToolchainChanged) return "";
   std::string out;
   if (!t.result->message.empty()) out += "    " + t.result->message + "\n";
   if (!t.needs_look) return out;
@@ -89,6 +92,14 @@ int run_summary(const Args& args) {
                t.earlier_run ? "  (earlier run)" : "", details(t));
   }
   fmt::print("{} tests: {}\n", view.tests.size(), view.counts_text());
+  std::vector<const TestResult*> shown;
+  for (const auto& t : view.tests) shown.push_back(t.result);
+  if (ToolchainPreview p = make_toolchain_preview(shown); !p.tests.empty()) {
+    std::string preview = "tileperf preview";
+    for (const auto& d : dirs) preview += " " + d;
+    fmt::print("{}", preview_text(p, fmt::format("cmake --build {} --target update_baselines", build_dir_of(dirs)),
+                                  0, preview + " --markdown preview.md"));
+  }
   if (auto runs = view.runs_text(); !runs.empty()) fmt::print("{}\n", runs);
   return kExitOk;
 }

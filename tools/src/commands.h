@@ -21,6 +21,7 @@ int run_loops(const Args& args);
 int run_edit_report(const Args& args);
 int run_not_run(const Args& args);
 int run_toolchain(const Args& args);
+int run_preview(const Args& args);
 int run_run_start(const Args& args);
 int run_progress(const Args& args);
 

@@ -13,9 +13,10 @@
 //     - Shape:       '[64, 128, 16]'
 //   ...
 //
-// tileiras writes many documents twice, repeats `Reason` arguments, and
-// orders documents differently from run to run; the first two are folded
-// here, and nothing computed from remarks depends on their order.
+// tileiras 13.4 writes each document twice (13.5 once), both repeat `Reason`
+// arguments, and documents come in a different order from run to run; the
+// first two are folded here, and nothing computed from remarks depends on
+// their order.
 #pragma once
 
 #include <cstdint>
@@ -44,11 +45,16 @@ std::vector<Remark> parse_remarks(const std::string& text, const std::string& fi
 
 // remarks.tensor_core.{passed,failed}, remarks.tensor_core.instruction.<I>,
 // remarks.tensor_core.shape.<MxNxK>, remarks.{load,store}.{tma,global,tma_failed},
-// remarks.{load,store}.tma_shape.<AxB>, remarks.other.<Name>.<kind>.
+// remarks.{load,store}.tma_shape.<AxB>, and the lost optimizations tileiras
+// 13.5 reports: remarks.index_narrowing_missed (RemarkTensorViewIndexTypeNarrowing),
+// remarks.register_pressure (RegisterPressure, W0001), remarks.register_spill
+// (RemarkPerfRegisterSpill), remarks.local_memory (RemarkPerfLocalMemoryUsage);
+// any other remark as remarks.other.<Name>.<kind>.
 std::map<std::string, std::int64_t> remark_metrics(const std::vector<Remark>& remarks);
 
 // One line per remark that points at a lost optimization (MMA on FMA, TMA
-// not selected), with its place and reason, sorted.
+// not selected, register pressure, spills, local memory), with its place,
+// its id when it is a code (W0001), reason and suggestion, sorted.
 std::vector<std::string> remark_diagnostics(const std::vector<Remark>& remarks);
 
 }  // namespace tileperf

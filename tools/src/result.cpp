@@ -64,6 +64,7 @@ nlohmann::json to_json(const TestResult& r) {
                       {"seconds", r.seconds},     {"diff", diff},          {"broken", broken},
                       {"notes", r.notes}};
   if (!r.run.empty()) j["run"] = r.run;
+  if (!r.toolchain_change.empty()) j["toolchain_change"] = r.toolchain_change;
   if (!r.lines.empty()) {
     nlohmann::json lines = nlohmann::json::array();
     for (const auto& m : r.lines) lines.push_back(line_json(m));
@@ -144,10 +145,11 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
       if (l.contains(k)) json_count(l.at(k), filename, where + k);
     }
   });
-  if (j.contains("notes") && (!j.at("notes").is_array() ||
-                              !std::all_of(j.at("notes").begin(), j.at("notes").end(),
-                                           [](const auto& n) { return n.is_string(); }))) {
-    malformed(filename, "notes", "must be a list of strings");
+  for (const char* k : {"notes", "toolchain_change"}) {
+    if (j.contains(k) && (!j.at(k).is_array() || !std::all_of(j.at(k).begin(), j.at(k).end(),
+                                                               [](const auto& n) { return n.is_string(); }))) {
+      malformed(filename, k, "must be a list of strings");
+    }
   }
 }
 
@@ -196,6 +198,7 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
                          l.value("current", std::int64_t(0)), l.value("text", "")});
     }
     r.notes = j.value("notes", std::vector<std::string>{});
+    r.toolchain_change = j.value("toolchain_change", std::vector<std::string>{});
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(filename, 0, std::string("malformed result: ") + e.what());
@@ -218,6 +221,7 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
       TestResult r = result_from_json(parse_json(read_file(path), path), path);
       auto run = nearest_run_id(path, dir);
       r.earlier_run = run && *run != r.run;
+      r.file = path;
       auto [it, fresh] = seen.emplace(r.id.name(), path);
       if (!fresh) throw InputError(path, 0, r.id.name() + " was already read from " + it->second);
       results.push_back(std::move(r));

@@ -37,10 +37,14 @@ struct TestResult {
   // Set by collect_results, never written: the nearest run.json above the
   // result names another run (a partial `ctest -R` left this one behind).
   bool earlier_run = false;
+  std::string file;  // the result file it was read from (collect_results); never written
   std::vector<MetricDiff> diff;      // metrics that moved, and every one over its limit
   std::vector<BrokenCheck> broken;   // invariants that do not hold
   std::vector<LineMove> lines;       // source lines that gained or lost instructions, most first
   std::vector<std::string> notes;    // diagnostics, never gating
+  // State toolchain changed: what differs from the baseline's toolchain
+  // ("tileiras 13.4.92 -> 13.5.37"); the diff then previews the new one.
+  std::vector<std::string> toolchain_change;
 
   void set_diff(const Comparison& c);
   // The first kMaxLines moves, each with its source text where the file is at hand.

@@ -1,0 +1,126 @@
+#define BOOST_TEST_MODULE preview
+#include <boost/test/unit_test.hpp>
+
+#include <fmt/format.h>
+
+#include "preview.h"
+
+using namespace tileperf;
+
+namespace {
+
+MetricDiff diff(const std::string& name, std::int64_t base, std::int64_t cur, Verdict v,
+                Direction dir = Direction::kLower) {
+  MetricDiff d;
+  d.name = name;
+  d.baseline = base;
+  d.current = cur;
+  d.direction = dir;
+  d.verdict = v;
+  d.change = base == 0 ? Change::kNew : cur == 0 ? Change::kRemoved : Change::kChanged;
+  return d;
+}
+
+TestResult bumped(const std::string& kernel, const std::string& arch, std::vector<MetricDiff> diffs) {
+  TestResult r;
+  r.id = {kernel, "f16", arch};
+  r.state = State::kToolchainChanged;
+  r.toolchain_change = {"tileiras 13.4.92 -> 13.5.37"};
+  r.diff = std::move(diffs);
+  return r;
+}
+
+std::vector<const TestResult*> pointers(const std::vector<TestResult>& results) {
+  std::vector<const TestResult*> out;
+  for (const auto& r : results) out.push_back(&r);
+  return out;
+}
+
+// Three toolchain changed tests (one regresses MUFU and regs, one improves,
+// one stays within limits) and one that passed.
+std::vector<TestResult> bump() {
+  std::vector<TestResult> rs;
+  rs.push_back(bumped("softmax", "sm_90", {diff("sass.mufu.RCP", 4, 7, Verdict::kRegressed),
+                                           diff("sass.mufu", 13, 15, Verdict::kRegressed),
+                                           diff("sass.instructions", 423, 389, Verdict::kImproved)}));
+  rs.push_back(bumped("transpose", "sm_120", {diff("regs", 24, 32, Verdict::kRegressed),
+                                              diff("sass.mufu", 1, 2, Verdict::kRegressed)}));
+  rs.push_back(bumped("gelu", "sm_120", {diff("sass.instructions", 143, 120, Verdict::kImproved),
+                                         diff("sass.opcode.FFMA", 10, 2, Verdict::kInfo, Direction::kInfo)}));
+  rs.push_back(bumped("rope", "sm_90", {diff("sass.instructions", 100, 101, Verdict::kOk)}));
+  TestResult pass;
+  pass.id = {"matmul", "f16", "sm_90"};
+  rs.push_back(pass);
+  return rs;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(preview_state_follows_the_verdicts) {
+  auto rs = bump();
+  BOOST_TEST(state_name(preview_state(rs[0])) == std::string("regressed"));
+  BOOST_TEST(state_name(preview_state(rs[2])) == std::string("improved"));
+  BOOST_TEST(state_name(preview_state(rs[3])) == std::string("pass"));
+  rs[3].broken.push_back({"local.bytes == 0", "local.bytes", "", "default.json", "4"});
+  BOOST_TEST(state_name(preview_state(rs[3])) == std::string("regressed"));
+}
+
+BOOST_AUTO_TEST_CASE(totals_per_verdict_and_metric_by_impact) {
+  auto rs = bump();
+  ToolchainPreview p = make_toolchain_preview(pointers(rs));
+  BOOST_TEST(p.tests.size() == 4u);
+  BOOST_TEST(p.other == 1u);
+  BOOST_TEST(preview_counts_text(p) == "2 would regress, 1 would improve, 1 within limits");
+  BOOST_REQUIRE(p.changes.size() == 1u);
+  BOOST_TEST(p.changes[0] == "tileiras 13.4.92 -> 13.5.37");
+  // sass.mufu regressed in two tests: first; then the larger regression of one.
+  BOOST_REQUIRE(p.metrics.size() == 4u);
+  BOOST_TEST(p.metrics[0].metric == "sass.mufu");
+  BOOST_TEST(p.metrics[0].regressed == 2u);
+  BOOST_TEST(p.metrics[0].total_delta == 3);
+  BOOST_TEST(p.metrics[0].worst_test == "perf.transpose.f16.sm_120");
+  BOOST_TEST(p.metrics[0].worst_text == "1 -> 2 (+100.0%)");
+  BOOST_TEST(p.metrics[1].metric == "sass.mufu.RCP");  // +75%
+  BOOST_TEST(p.metrics[2].metric == "regs");           // +33.3%
+  BOOST_TEST(p.metrics[3].metric == "sass.instructions");
+  BOOST_TEST(p.metrics[3].improved == 2u);
+  BOOST_TEST(p.metrics[3].ok == 1u);
+  // Tests: regressions first, the largest first.
+  BOOST_TEST(p.tests[0].result->id.kernel == "transpose");
+  BOOST_TEST(p.tests[1].result->id.kernel == "softmax");
+  BOOST_TEST(p.tests[2].result->id.kernel == "gelu");
+}
+
+BOOST_AUTO_TEST_CASE(text_gives_one_command) {
+  auto rs = bump();
+  std::string text = preview_text(make_toolchain_preview(pointers(rs)), "UPDATE", 0, "PREVIEW");
+  BOOST_TEST(text == "toolchain changed in 4 test(s) (tileiras 13.4.92 -> 13.5.37); compared under the usual "
+                     "policies, nothing written: 2 would regress, 1 would improve, 1 within limits\n"
+                     "  per metric and per test: PREVIEW\n"
+                     "  accept them all with: UPDATE\n");
+}
+
+BOOST_AUTO_TEST_CASE(markdown_holds_every_test_and_fits_its_limit) {
+  auto rs = bump();
+  auto p = make_toolchain_preview(pointers(rs));
+  std::string full = preview_markdown(p, "UPDATE", 0);
+  BOOST_TEST(full.find("**2 would regress, 1 would improve, 1 within limits** (1 other test(s)") != std::string::npos);
+  BOOST_TEST(full.find("| `sass.mufu` | 2 | 0 | 0 | +3 | perf.transpose.f16.sm_120 1 -> 2 (+100.0%) |") !=
+             std::string::npos);
+  BOOST_TEST(full.find("<details><summary><b>perf.transpose.f16.sm_120</b>: would regress: regs 24 -> 32 "
+                       "(+33.3%), sass.mufu 1 -> 2 (+100.0%)</summary>") != std::string::npos);
+  BOOST_TEST(full.find("Accept them all with: `UPDATE`") != std::string::npos);
+  // Smaller limits: details give way to one line per test, then tests are cut.
+  std::size_t head = full.find("#### Tests");
+  std::string shorter = preview_markdown(p, "UPDATE", head + 600);
+  BOOST_TEST(shorter.size() <= head + 600);
+  BOOST_TEST(shorter.find("- **perf.rope.f16.sm_90**: within limits") != std::string::npos);
+  std::string cut = preview_markdown(p, "UPDATE", head + 250);
+  BOOST_TEST(cut.size() <= head + 250);
+  BOOST_TEST(cut.find("more test(s) left out to stay under") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(build_dir_only_when_it_is_one) {
+  BOOST_TEST(build_dir_of({"a", "b"}) == "<build-dir>");
+  BOOST_TEST(build_dir_of({"/nonexistent/tileperf"}) == "<build-dir>");
+}
