@@ -419,7 +419,9 @@ function(tileperf_add_kernel_tests)
           ${extra})
       endif()
       add_test(NAME "${test}" COMMAND ${command})
-      set_tests_properties("${test}" PROPERTIES
+      # Tests that run first when selected with it (tileperf's own tests).
+      get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
+      set_tests_properties("${test}" PROPERTIES DEPENDS "${after}"
         LABELS "perf;${arch};${kernel};${arg_LABELS}"
         SKIP_RETURN_CODE 77
         FIXTURES_REQUIRED "${fixture};tileperf.toolchain;tileperf.run"

@@ -160,6 +160,12 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   seen.loops = std::move(measured.loops);
   m.lines = std::move(measured.lines.counts);
   seen.line_paths = std::move(measured.lines.paths);
+  // A cubin from the cache may name the kernel folder of the clone that
+  // compiled it: the lines shown are this clone's.
+  for (auto& [name, path] : seen.line_paths) {
+    fs::path here = fs::path(source_dir(dump)) / name;
+    if (!source_dir(dump).empty() && fs::exists(here)) path = here.string();
+  }
   write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m));
   result.seconds["extract"] = since(t);
   for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
