@@ -1,5 +1,6 @@
 // The listing tileperf makes with nvdisasm directly is, byte for byte, the
-// one `cuobjdump --dump-sass` prints: on every captured cubin, and on every
+// one `cuobjdump --dump-sass` prints: on every captured cubin (of every
+// release under tests/fixtures, disassembled by the current tools), and on every
 // cubin in the folders of TILEPERF_CUBIN_DIRS (colon-separated; e.g. the
 // build tree's tileperf/ after a gate run), searched recursively.
 #define BOOST_TEST_MODULE disassembly
@@ -36,7 +37,7 @@ std::vector<fs::path> cubins() {
       }
     }
   };
-  add(fs::path(TILEPERF_FIXTURES) / "13.4.92");
+  add(TILEPERF_FIXTURES);  // every release's captured cubins
   if (const char* dirs = std::getenv("TILEPERF_CUBIN_DIRS")) {
     for (const auto& dir : split(dirs, ':')) {
       if (!dir.empty()) add(dir);

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Wall time of the gate (ctest -L perf) side by side, in one run:
+#   cold    no bytecode, no dump stamps, an empty result cache: dump, compile,
+#           disassemble and measure every perf test
+#   warm    the same again with nothing changed: stamps and cache hits
+#   change  one kernel's file edited (a line inserted above its code, so that
+#           every line moves and each of its configurations compiles anew)
+#   floor   the same tool invocations as the cold run (tileiras, nvdisasm,
+#           cuobjdump -res-usage, tileirdisasm per test) in a plain xargs loop
+#           with the same parallelism, output thrown away, no parsing
+# RUNS times each, alternating, on a clone of the committed project in a
+# scratch folder (the working tree is never touched). Prints each run, the
+# medians and the ratios the issue sets targets for.
+#
+#   tools/bench/gate_speed.sh [-r RUNS] [-j JOBS] [-k KERNEL] [-d DIR]
+#     -r  runs of each phase (3)         -j  ctest/xargs jobs (nproc)
+#     -k  the kernel the change edits (softmax)
+#     -d  scratch folder, kept and reused when given (default: a new one, removed)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+runs=3 jobs=$(nproc) kernel=softmax dir="" keep=0
+while getopts r:j:k:d: opt; do
+  case $opt in
+    r) runs=$OPTARG ;; j) jobs=$OPTARG ;; k) kernel=$OPTARG ;; d) dir=$OPTARG keep=1 ;;
+    *) sed -n '2,21p' "$0" >&2; exit 2 ;;
+  esac
+done
+python=$top/.venv/bin/python
+[[ -x $python ]] || { echo "gate_speed.sh: error: $python missing: run tools/run setup" >&2; exit 2; }
+if [[ -z $dir ]]; then dir=$(mktemp -d /tmp/tileperf-bench.XXXXXX); fi
+[[ $keep == 1 ]] || trap 'rm -rf "$dir"' EXIT
+src=$dir/src build=$dir/build cache=$dir/cache floor=$dir/floor
+export TILEPERF_CACHE_DIR=$cache
+unset TILEPERF_UPDATE_BASELINES CI
+
+say() { printf 'gate_speed: %s\n' "$*" >&2; }
+
+if [[ ! -d $src ]]; then
+  git clone -q "$top" "$src"
+fi
+if [[ ! -x $build/tools/tileperf ]]; then
+  say "configuring and building tileperf in $build (not timed)"
+  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTILEPERF_BUILD_TESTS=OFF \
+    "-DTILEPERF_PYTHON=$python" >/dev/null
+  cmake --build "$build" -j "$jobs" --target tileperf >/dev/null
+fi
+kernel_file=$src/kernels/$kernel.py
+[[ -f $kernel_file ]] || { echo "gate_speed.sh: error: no kernel file $kernel_file" >&2; exit 2; }
+git -C "$src" checkout -q -- kernels
+
+now() { date +%s.%N; }
+# gate <junit>: the gate, its wall time on stdout (failing tests are fine here).
+gate() {
+  local start end
+  start=$(now)
+  ctest --test-dir "$build" -L perf -j "$jobs" --output-junit "$1" >/dev/null 2>&1 || true
+  end=$(now)
+  echo "$end - $start" | bc
+}
+
+# The tools' invocations of every perf test, as the gate makes them.
+floor_commands() {
+  "$python" - "$build" "$floor" <<'EOF'
+import json, pathlib, shlex, subprocess, sys
+build, floor = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+tc = json.loads((build / "tileperf" / "toolchain.json").read_text())["tools"]
+tests = json.loads(subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1", "-L", "perf"],
+                                  check=True, capture_output=True, text=True).stdout)["tests"]
+for t in tests:
+    c = t.get("command", [])
+    if not t["name"].startswith("perf.") or len(c) < 2 or c[1] != "check":
+        continue
+    opt = lambda name: c[c.index(name) + 1]
+    kernel, config, arch, bc = opt("--kernel"), opt("--config"), opt("--arch"), opt("--bytecode")
+    metrics = build / "tileperf" / kernel / f"{config}.{arch}.metrics.json"
+    flags = json.loads(metrics.read_text())["flags"]["tileiras"]
+    out = floor / f"{kernel}.{config}.{arch}"
+    tileiras = [tc["tileiras"]["path"], bc, "-o", f"{out}.cubin"] + flags + [
+        f"--remarks-output-file={out}.remarks.yaml"]
+    steps = [" ".join(map(shlex.quote, tileiras)),
+             f"{shlex.quote(tc['nvdisasm']['path'])} -ndf -pb -hex -novliw {out}.cubin",
+             f"{shlex.quote(tc['cuobjdump']['path'])} -res-usage {out}.cubin",
+             f"{shlex.quote(tc['tileirdisasm']['path'])} {shlex.quote(bc)}"]
+    print(" >/dev/null && ".join(steps) + " >/dev/null")
+EOF
+}
+
+floor_run() {
+  local start end
+  rm -rf "$floor" && mkdir -p "$floor"
+  start=$(now)
+  tr '\n' '\0' <"$dir/floor.txt" | env -u CUDA_HOME -u CUDA_PATH xargs -0 -P "$jobs" -n 1 bash -c
+  end=$(now)
+  echo "$end - $start" | bc
+}
+
+clear_outputs() {
+  rm -rf "$cache"
+  find "$build/tileperf" -mindepth 2 -type f ! -name configs.json -delete
+}
+
+# share <junit> <kernel>: the kernel's share of the run's summed test time.
+share() {
+  "$python" - "$1" "$2" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
+total = mine = 0.0
+for c in cases:
+    t, name = float(c.get("time", 0)), c.get("name")
+    if name.startswith("perf.") or name.startswith("dump."):
+        total += t
+        if name.split(".")[1] == sys.argv[2]:
+            mine += t
+print(mine / total if total else 0)
+EOF
+}
+
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+cold=() warm=() change=() floor_t=() shares=()
+for i in $(seq "$runs"); do
+  git -C "$src" checkout -q -- kernels
+  clear_outputs
+  c=$(gate "$dir/cold.xml")
+  [[ -f $dir/floor.txt ]] || floor_commands >"$dir/floor.txt"
+  w=$(gate "$dir/warm.xml")
+  sed -i '0,/^import /s//#\nimport /' "$kernel_file"   # every line of the kernel moves down one
+  k=$(gate "$dir/change.xml")
+  git -C "$src" checkout -q -- kernels
+  f=$(floor_run)
+  s=$(share "$dir/cold.xml" "$kernel")
+  cold+=("$c") warm+=("$w") change+=("$k") floor_t+=("$f") shares+=("$s")
+  printf 'run %d: cold %.1f s, warm %.1f s, change of %s %.1f s, floor %.1f s (%s: %.1f%% of cold)\n' \
+    "$i" "$c" "$w" "$kernel" "$k" "$f" "$kernel" "$(echo "$s * 100" | bc -l)"
+done
+mc=$(median "${cold[@]}") mw=$(median "${warm[@]}") mk=$(median "${change[@]}")
+mf=$(median "${floor_t[@]}") ms=$(median "${shares[@]}")
+n=$(wc -l <"$dir/floor.txt")
+printf 'median of %d, %d perf tests, -j %d on %d cores (load %s):\n' "$runs" "$n" "$jobs" "$(nproc)" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '  cold   %7.1f s   %.2fx floor      (target <= 1.15x)\n' "$mc" "$(echo "$mc / $mf" | bc -l)"
+printf '  warm   %7.1f s   %.1f%% of cold    (target <= 5 s and <= 5%%)\n' "$mw" "$(echo "100 * $mw / $mc" | bc -l)"
+printf '  change %7.1f s   %.2fx %s'"'"'s share of cold, %.1f s (target <= 1.3x)\n' "$mk" \
+  "$(echo "$mk / ($ms * $mc)" | bc -l)" "$kernel" "$(echo "$ms * $mc" | bc -l)"
+printf '  floor  %7.1f s   tileiras, nvdisasm, cuobjdump -res-usage, tileirdisasm per test\n' "$mf"
