@@ -14,6 +14,7 @@ using Args = std::vector<std::string>;  // arguments after the subcommand name
 
 int run_extract(const Args& args);
 int run_compare(const Args& args);
+int run_diff(const Args& args);
 int run_check(const Args& args);
 int run_summary(const Args& args);
 int run_report(const Args& args);

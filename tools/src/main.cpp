@@ -27,6 +27,7 @@ const Subcommand kSubcommands[] = {
      run_extract},
     {"compare", "compare a metrics JSON with a baseline under the policies in checks/",
      run_compare},
+    {"diff", "two builds test by test: metric deltas, source lines and the SASS that moved", run_diff},
     {"summary", "one line per test from the results a run left behind", run_summary},
     {"loops", "the loop tree of a cubin or SASS listing, with per-loop metrics and cost", run_loops},
     {"edit-report", "the catch rate of the self-test corpus of edited kernels", run_edit_report},
