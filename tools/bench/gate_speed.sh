@@ -12,17 +12,20 @@
 # scratch folder (the working tree is never touched). Prints each run, the
 # medians and the ratios the issue sets targets for.
 #
-#   tools/bench/gate_speed.sh [-r RUNS] [-j JOBS] [-k KERNEL] [-d DIR]
+#   tools/bench/gate_speed.sh [-r RUNS] [-j JOBS] [-k KERNEL] [-d DIR] [-b BUILD]
 #     -r  runs of each phase (3)         -j  ctest/xargs jobs (nproc)
 #     -k  the kernel the change edits (softmax)
 #     -d  scratch folder, kept and reused when given (default: a new one, removed)
+#     -b  an existing build folder to time instead of a fresh clone's; the
+#         kernel file of its source tree is edited and put back with git
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-runs=3 jobs=$(nproc) kernel=softmax dir="" keep=0
-while getopts r:j:k:d: opt; do
+runs=3 jobs=$(nproc) kernel=softmax dir="" keep=0 given_build=""
+while getopts r:j:k:d:b: opt; do
   case $opt in
     r) runs=$OPTARG ;; j) jobs=$OPTARG ;; k) kernel=$OPTARG ;; d) dir=$OPTARG keep=1 ;;
-    *) sed -n '2,21p' "$0" >&2; exit 2 ;;
+    b) given_build=$(cd "$OPTARG" && pwd) ;;
+    *) sed -n '2,23p' "$0" >&2; exit 2 ;;
   esac
 done
 python=$top/.venv/bin/python
@@ -35,7 +38,10 @@ unset TILEPERF_UPDATE_BASELINES CI
 
 say() { printf 'gate_speed: %s\n' "$*" >&2; }
 
-if [[ ! -d $src ]]; then
+if [[ -n $given_build ]]; then
+  build=$given_build
+  src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+elif [[ ! -d $src ]]; then
   git clone -q "$top" "$src"
 fi
 if [[ ! -x $build/tools/tileperf ]]; then
