@@ -102,10 +102,13 @@ check_shard() {
 
 check_report() {
   local ws=$1
-  grep -q '"pass": 4' "$ws/report.json" || fail "the report does not hold four passes: $(head -c 2000 "$ws/report.json")"
-  grep -q '^### Baselines changed in this merge request' "$ws/report.md" ||
-    fail "the report does not show the baseline the branch changed"
-  grep -q '^### Against the merge base' "$ws/report.md" || fail "the report does not compare with the merge base"
+  # The branch's baseline of f16_512.sm_90 says 9xx instructions: that test improved, the others pass.
+  jq -e '.counts == {"improved": 1, "pass": 3} and .expected == 4' "$ws/report.json" >/dev/null ||
+    fail "the report does not hold 3 passes and 1 improved of 4: $(head -c 500 "$ws/report.json")"
+  grep -q '^> \*\*Review:\*\* this merge request changes 1 baseline' "$ws/report.md" ||
+    fail "the report does not review the baselines against the merge base: $(head -20 "$ws/report.md")"
+  grep -q '^<details><summary><b>regressed</b> <code>perf.scale.f16_512.sm_90</code>: sass.instructions \([0-9]*\) -> 9\1 ' \
+    "$ws/report.md" || fail "the report does not show the baseline the branch changed: $(head -20 "$ws/report.md")"
   [[ -s $ws/report.html ]] || fail "no HTML report"
   cmp -s "$ws/tileperf-base/baselines/scale/f16_512.sm_90.json" <(git -C "$origin" show main:baselines/scale/f16_512.sm_90.json) ||
     fail "the merge base's baselines were not extracted"

@@ -161,6 +161,7 @@ BOOST_AUTO_TEST_CASE(github_gate) {
   BOOST_TEST(upload["uses"].as<std::string>() == "actions/upload-artifact@v4");
   BOOST_TEST(upload["with"]["name"].as<std::string>() == "tileperf-shard-${{ matrix.shard }}");
   BOOST_TEST(upload["with"]["path"].as<std::string>() == "tileperf-shard/");
+  BOOST_TEST(upload["with"]["overwrite"].as<bool>());  // a re-run shard replaces what it kept
 }
 
 BOOST_AUTO_TEST_CASE(github_caches) {
