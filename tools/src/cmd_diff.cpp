@@ -242,7 +242,8 @@ SpanDiff diff_span(std::string what, const Listing& base, Span b, const Listing&
   if (d.script) {
     d.hunks = make_hunks(*d.script, o.context);
   } else {
-    d.summary = fmt::format("more than {} lines differ, too many for a line diff; {}", kMaxEdits,
+    d.summary = fmt::format("more than {} lines differ, too many for a line diff{}; {}", kMaxEdits,
+                            o.ignore_registers ? "" : " (--ignore-registers may bring it under)",
                             opcode_summary(b, h));
   }
   return d;
