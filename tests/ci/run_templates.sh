@@ -82,7 +82,10 @@ workspace() {
   chmod +x "$ws/.tileperf/venv/bin/python"
   cp "$ws/requirements-perf.txt" "$ws/.tileperf/venv/tileperf-requirements.txt"
   # Shard 1 starts without a result cache, the others from main's.
-  [[ $1 == shard-1 ]] || cp -r "$work/cache-main" "$ws/.tileperf/cache"
+  if [[ $1 != shard-1 ]]; then
+    cp -r "$work/cache-main" "$ws/.tileperf/cache"
+    cp "$ws/requirements-perf.txt" "$ws/.tileperf/cache.requirements"  # GitLab's stamp of the cache
+  fi
   echo "$ws"
 }
 

@@ -338,6 +338,10 @@ BOOST_AUTO_TEST_CASE(gitlab_gate) {
   BOOST_TEST(caches[2]["fallback_keys"][0].as<std::string>() ==
              "tileperf-results-$CI_NODE_INDEX-of-$CI_NODE_TOTAL-$CI_DEFAULT_BRANCH");
   BOOST_TEST(caches[2]["paths"][0].as<std::string>() == ".tileperf/cache");
+  // ... emptied when the requirements changed, so that it does not only grow.
+  BOOST_TEST(caches[2]["paths"][1].as<std::string>() == ".tileperf/cache.requirements");
+  BOOST_TEST(contains(script, "cmp -s \"$TILEPERF_REQUIREMENTS\" .tileperf/cache.requirements"));
+  BOOST_TEST(contains(script, "rm -rf \"$TILEPERF_CACHE_DIR\""));
 }
 
 BOOST_AUTO_TEST_CASE(gitlab_report) {
