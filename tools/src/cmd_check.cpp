@@ -76,7 +76,17 @@ nlohmann::json read_dump_info(const CheckOptions& o) {
                                     "or failed (see the dump.* test)");
   }
   if (!fs::exists(o.dump_info)) throw InputError(o.dump_info, 0, "dump record not found");
-  return parse_json(read_file(o.dump_info), o.dump_info);
+  nlohmann::json dump = parse_json(read_file(o.dump_info), o.dump_info);
+  if (!dump.is_object()) throw InputError(o.dump_info, 0, "the dump record must be a JSON object");
+  for (const char* key : {"source", "cuda_tile", "bytecode_version"}) {
+    if (dump.contains(key) && !dump.at(key).is_string()) {
+      throw InputError(o.dump_info, 0, fmt::format("key '{}' must be a string", key));
+    }
+  }
+  if (dump.contains("seconds") && !dump.at("seconds").is_number()) {
+    throw InputError(o.dump_info, 0, "key 'seconds' must be a number");
+  }
+  return dump;
 }
 
 // The dump record's signature: what the configuration exported.
@@ -428,6 +438,7 @@ int run_check(const Args& args) {
   app.add_option("--edit-manifest", o.edit_manifest, "the edits manifest naming --edit's expectations");
   if (parse_args(app, args)) return kExitOk;
   validate_test_id(o.id);
+  check_timeout(o.tc);  // before anything runs, not at the first tool call
   if (o.toolchain_file.empty() && (o.tc.tileiras.empty() || o.tc.cuobjdump.empty())) {
     throw UsageError("check: give --toolchain, or --tileiras and --cuobjdump");
   }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "report_formats.h"
 #include "report_view.h"
 #include "result.h"
+#include "review.h"
 #include "text.h"
 
 namespace tileperf {
@@ -23,6 +25,8 @@ int run_report(const Args& args) {
   std::string json, markdown, html;
   MarkdownOptions md;
   bool all_runs = false;
+  ReviewInputs review_in;
+  std::size_t expect = 0;
   app.add_option("dirs", dirs, "folders holding result files")->required();
   app.add_option("--json", json, "write the merged report as JSON");
   app.add_option("--markdown", markdown, "write Markdown for a merge-request comment");
@@ -32,6 +36,16 @@ int run_report(const Args& args) {
       ->capture_default_str();
   app.add_option("--full-report", md.full_report,
                  "where the full report is (a link), named by a shortened Markdown comment");
+  auto* base = app.add_option("--base-baselines", review_in.base_baselines,
+                              "the merge base's baseline folder (e.g. from git archive): the report shows "
+                              "the results against it, and with --baselines every baseline the branch changed");
+  app.add_option("--baselines", review_in.baselines, "the branch's baseline folder")->needs(base);
+  app.add_option("--checks", review_in.checks, "the policies the review compares under")
+      ->capture_default_str()
+      ->needs(base);
+  app.add_option("--expect", expect,
+                 "the number of results the run must have (every perf test): fewer, and the report says "
+                 "which are missing and the command exits 9");
   app.add_flag("--all-runs", all_runs,
                "include results that earlier runs left behind (flagged), which are left out by default");
   app.footer("A test found in two folders is an error: shards must not overlap.");
@@ -39,10 +53,20 @@ int run_report(const Args& args) {
 
   auto results = collect_results(dirs);
   ReportView view = make_report_view(results, all_runs);
+  view.expected = expect;
+  std::optional<ReviewView> review;
+  if (!review_in.base_baselines.empty()) {
+    review.emplace(make_review_view(make_review(results, review_in)));
+    md.review = &*review;
+  }
   if (!json.empty()) write_file_atomic(json, report_json(view).dump(2) + "\n");
   if (!markdown.empty()) write_file_atomic(markdown, report_markdown(view, md));
-  if (!html.empty()) write_file_atomic(html, report_html(view));
+  if (!html.empty()) write_file_atomic(html, report_html(view, review ? &*review : nullptr));
   if (json.empty() && markdown.empty() && html.empty()) std::cout << report_markdown(view, md);
+  if (auto missing = view.missing_text(); !missing.empty()) {
+    fmt::print(stderr, "tileperf: report {}\n", missing);
+    return kExitIncomplete;
+  }
   return kExitOk;
 }
 

@@ -21,6 +21,7 @@ enum ExitCode : int {
   kExitToolchainChanged = 6,  // baseline made by other tool versions
   kExitSignatureChanged = 7,  // baseline of another export (dtypes, constraints, hints)
   kExitNotRun = 8,      // a test that could not run where every test must (CI)
+  kExitIncomplete = 9,  // report: fewer results than --expect (a shard uploaded nothing)
   kExitSkipped = 77,    // tool or architecture unavailable (CTest: Not Run)
 };
 

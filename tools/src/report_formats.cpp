@@ -16,6 +16,7 @@ nlohmann::json report_json(const ReportView& view) {
   }
   for (const auto& c : view.counts) counts[c.name] = c.n;
   nlohmann::json out = {{"format", kReportFormat}, {"counts", counts}, {"tests", tests}};
+  if (view.expected) out["expected"] = view.expected;
   if (view.earlier_left_out) out["earlier_runs_left_out"] = view.earlier_left_out;
   return out;
 }
@@ -99,6 +100,7 @@ std::string where_full(const MarkdownOptions& o) {
 
 std::string report_markdown(const ReportView& view, const MarkdownOptions& options) {
   std::string head = fmt::format("## tileperf: {}\n\n", view.counts_text());
+  if (auto missing = view.missing_text(); !missing.empty()) head += "> **" + missing + "**\n\n";
   if (auto runs = view.runs_text(); !runs.empty()) head += "> " + runs + "\n\n";
   const std::string all = md_all_tests(view);
   // Each kernel with a test that needs a look: a heading, then one block per test.
@@ -106,6 +108,29 @@ std::string report_markdown(const ReportView& view, const MarkdownOptions& optio
     std::string heading, summary, details;
   };
   std::vector<Block> blocks;
+  if (const ReviewView* review = options.review) {
+    head += "> **Review:** " + review->headline() + "\n\n";
+    bool first = true;
+    for (const auto& t : review->accepted.tests) {
+      std::string heading = first ? fmt::format("### Baselines changed in this merge request: {}\n\n",
+                                                review->accepted.counts_text())
+                                  : "";
+      first = false;
+      blocks.push_back({heading, md_summary_line(t), md_details(t)});
+    }
+    if (!review->removed.empty()) {
+      std::string names;
+      for (const auto& n : review->removed) names += (names.empty() ? "`" : ", `") + n + "`";
+      blocks.push_back({"", "baselines removed: " + names, ""});
+    }
+    first = true;
+    for (const auto* t : review->base_moved) {
+      std::string heading = first ? fmt::format("### Against the merge base: {}\n\n", review->against_base.counts_text())
+                                  : "";
+      first = false;
+      blocks.push_back({heading, md_summary_line(*t), md_details(*t)});
+    }
+  }
   for (const auto& k : view.kernels) {
     bool first = true;
     for (const auto* t : k.tests) {
@@ -116,6 +141,7 @@ std::string report_markdown(const ReportView& view, const MarkdownOptions& optio
     }
   }
   auto full = [](const Block& b) {
+    if (b.details.empty()) return fmt::format("{}{}\n\n", b.heading, b.summary);
     return fmt::format("{}<details><summary>{}</summary>\n\n{}\n</details>\n\n", b.heading, b.summary, b.details);
   };
   auto brief = [](const Block& b) { return fmt::format("{}- {}\n", b.heading, b.summary); };

@@ -23,6 +23,7 @@ struct MarkdownOptions {
   // says where the full report is.
   std::size_t max_chars = 60000;
   std::string full_report;  // where the full report is: a link or a file name
+  const ReviewView* review = nullptr;  // a merge request's review: shown first
 };
 
 // Grouped by kernel: per kernel its counts, per test that needs a look a
@@ -33,6 +34,6 @@ std::string report_markdown(const ReportView& view, const MarkdownOptions& optio
 // Readable without JavaScript: what needs a look first (baseline, current,
 // delta and % side by side, an anchor per test), then every test, then the
 // key metrics by architecture. The script only sorts and filters tables.
-std::string report_html(const ReportView& view);
+std::string report_html(const ReportView& view, const ReviewView* review = nullptr);
 
 }  // namespace tileperf

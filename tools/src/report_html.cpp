@@ -117,20 +117,45 @@ std::string test_detail(const TestView& t) {
   return out + "</article>\n";
 }
 
-std::string needs_look_section(const ReportView& view) {
-  std::string out = fmt::format("<section id=\"needs-look\">\n<h2>Needs a look ({})</h2>\n", view.needs_look.size());
-  if (view.needs_look.empty()) return out + "<p>Nothing: every test passed.</p>\n</section>\n";
-  out += "<table class=\"sortable\" id=\"look-index\"><thead><tr><th>test</th><th>state</th><th>what moved</th></tr>"
-         "</thead><tbody>\n";
-  for (const auto* t : view.needs_look) {
+// An index of the tests, then each one's detail.
+std::string tests_section(const std::string& id, const std::string& index_id, const std::string& title, const std::vector<const TestView*>& tests,
+                          const std::string& when_empty) {
+  std::string out = fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", id, esc(title));
+  if (tests.empty()) return out + "<p>" + esc(when_empty) + "</p>\n</section>\n";
+  out += fmt::format("<table class=\"sortable\" id=\"{}\"><thead><tr><th>test</th><th>state</th><th>what moved</th></tr>"
+                     "</thead><tbody>\n", index_id);
+  for (const auto* t : tests) {
     std::string what = t->headline();
     if (what.empty()) what = t->result->message;
     out += fmt::format("<tr><td><a href=\"#{}\">{}</a></td><td class=\"{}\">{}</td><td>{}</td></tr>\n", esc(t->anchor),
                        esc(t->name), state_class(t->state), esc(t->state), esc(what));
   }
   out += "</tbody></table>\n";
-  for (const auto* t : view.needs_look) out += test_detail(*t);
+  for (const auto* t : tests) out += test_detail(*t);
   return out + "</section>\n";
+}
+
+std::string needs_look_section(const ReportView& view) {
+  return tests_section("needs-look", "look-index", fmt::format("Needs a look ({})", view.needs_look.size()),
+                       view.needs_look, "Nothing: every test passed.");
+}
+
+std::string review_sections(const ReviewView* review) {
+  if (!review) return "";
+  std::vector<const TestView*> accepted;
+  for (const auto& t : review->accepted.tests) accepted.push_back(&t);
+  std::string out = "<p id=\"review\"><b>Review:</b> " + esc(review->headline()) + "</p>\n";
+  out += tests_section("accepted", "accepted-index",
+                       fmt::format("Baselines changed in this merge request ({})", review->accepted.counts_text()),
+                       accepted, "No baseline changed.");
+  if (!review->removed.empty()) {
+    std::string names;
+    for (const auto& n : review->removed) names += (names.empty() ? "" : ", ") + n;
+    out += "<p>Baselines removed: " + esc(names) + "</p>\n";
+  }
+  out += tests_section("against-base", "against-base-index", fmt::format("Against the merge base ({})", review->against_base.counts_text()),
+                       review->base_moved, "Every result is within the merge base's limits.");
+  return out;
 }
 
 std::string all_tests_section(const ReportView& view) {
@@ -197,7 +222,7 @@ std::string by_arch_section(const ReportView& view) {
 
 }  // namespace
 
-std::string report_html(const ReportView& view) {
+std::string report_html(const ReportView& view, const ReviewView* review) {
   std::string title = "tileperf: " + view.counts_text();
   std::string counts;
   for (const auto& c : view.counts) {
@@ -210,7 +235,9 @@ std::string report_html(const ReportView& view) {
       "<style>{}</style>\n</head>\n<body>\n<h1 id=\"title\">{}</h1>\n<nav id=\"summary\">{}</nav>\n{}{}{}{}"
       "<script>{}</script>\n</body>\n</html>\n",
       esc(title), report_html_style(), esc(title), counts,
-      view.runs_text().empty() ? "" : "<p id=\"runs\">" + esc(view.runs_text()) + "</p>\n", needs_look_section(view), all_tests_section(view),
+      (view.missing_text().empty() ? "" : "<p id=\"missing\" class=\"regressed\"><b>" + esc(view.missing_text()) + "</b></p>\n") +
+          (view.runs_text().empty() ? "" : "<p id=\"runs\">" + esc(view.runs_text()) + "</p>\n"),
+      review_sections(review) + needs_look_section(view), all_tests_section(view),
       by_arch_section(view), report_html_script());
 }
 

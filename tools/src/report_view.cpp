@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "review.h"
+
 namespace tileperf {
 
 namespace {
@@ -141,6 +143,13 @@ std::string counts_text(const std::vector<StateCount>& counts) {
 
 std::string ReportView::counts_text() const { return tileperf::counts_text(counts); }
 
+std::string ReportView::missing_text() const {
+  if (expected == 0 || tests.size() >= expected) return "";
+  return fmt::format("incomplete: {} of {} expected results found ({} missing): a shard uploaded nothing, or "
+                     "tests did not run",
+                     tests.size(), expected, expected - tests.size());
+}
+
 std::string ReportView::runs_text() const {
   if (earlier_left_out) {
     return fmt::format("{} result(s) of earlier runs left out: those tests did not run this time "
@@ -214,6 +223,38 @@ ReportView make_report_view(const std::vector<TestResult>& results, bool include
   for (const auto* t : all) by_kernel[t->result->id.kernel].push_back(t);
   for (auto& [kernel, tests] : by_kernel) view.kernels.push_back({kernel, tests, count_states(tests)});
   return view;
+}
+
+ReviewView make_review_view(Review r) {
+  ReviewView v;
+  v.review = std::make_shared<const Review>(std::move(r));
+  const Review& review = *v.review;
+  v.accepted = make_report_view(review.accepted, true);
+  for (auto& t : v.accepted.tests) t.anchor = "accepted-" + t.name;
+  v.removed = review.removed;
+  v.against_base = make_report_view(review.against_base, true);
+  for (auto& t : v.against_base.tests) {
+    t.anchor = "base-" + t.name;
+    if (t.result->state != State::kPass) v.base_moved.push_back(&t);
+  }
+  std::stable_sort(v.base_moved.begin(), v.base_moved.end(), [](const TestView* a, const TestView* b) {
+    return state_rank(a->result->state) < state_rank(b->result->state);
+  });
+  v.unmeasured = review.unmeasured;
+  return v;
+}
+
+std::string ReviewView::headline() const {
+  std::string out;
+  std::size_t changed = accepted.tests.size() + removed.size();
+  if (changed == 0) {
+    out = "this merge request changes no baseline";
+  } else {
+    out = fmt::format("this merge request changes {} baseline(s) ({}{})", changed, accepted.counts_text(),
+                      removed.empty() ? "" : fmt::format(", {} removed", removed.size()));
+  }
+  if (!against_base.tests.empty()) out += "; against the merge base: " + against_base.counts_text();
+  return out;
 }
 
 }  // namespace tileperf

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,6 +113,9 @@ struct ReportView {
   std::string counts_text() const;          // "2 regressed, 7 pass", "no tests"
   // Results an earlier run left behind (its run.json names another run).
   std::size_t earlier_left_out = 0, earlier_included = 0;
+  std::size_t expected = 0;  // results the run must have (report --expect); 0: not known
+  // "" when complete; else "150 of 156 expected results found: ..."
+  std::string missing_text() const;
   // "" when every result is of the latest run; else what was left out or
   // flagged, and how to change that.
   std::string runs_text() const;
@@ -119,9 +123,28 @@ struct ReportView {
 
 std::string counts_text(const std::vector<StateCount>& counts);
 
+// A merge request's review (see review.h), laid out like a run: the
+// baselines it changed, and its results against the merge base's
+// baselines. Anchors are prefixed ("accepted-", "base-") so that they do not
+// clash with the run's.
+struct Review;
+struct ReviewView {
+  std::shared_ptr<const Review> review;  // what the views below point into
+  ReportView accepted;               // every changed baseline
+  std::vector<std::string> removed;  // tests whose baseline was deleted
+  ReportView against_base;           // every result compared with the base
+  std::vector<const TestView*> base_moved;  // those that are not pass, in state order
+  std::size_t unmeasured = 0;
+  // "this merge request changes 3 baselines (1 regressed, 2 improved);
+  // against the merge base: 1 regressed, 155 pass"
+  std::string headline() const;
+};
+
 // Results marked earlier_run are left out (and counted) unless
 // `include_earlier`; then they are kept and flagged.
 ReportView make_report_view(const std::vector<TestResult>& results, bool include_earlier = false);
+
+ReviewView make_review_view(Review review);
 
 std::string format_signed(double v);
 std::string format_percent(double pct);

@@ -212,9 +212,15 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
   for (const auto& dir : dirs) {
     if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a folder");
     std::vector<std::string> files;
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      const std::string path = entry.path().string();
-      if (entry.is_regular_file() && path.ends_with(".result.json")) files.push_back(path);
+    std::error_code ec;
+    fs::recursive_directory_iterator it(dir, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      const std::string path = it->path().string();
+      std::error_code type_ec;
+      if (it->is_regular_file(type_ec) && path.ends_with(".result.json")) files.push_back(path);
+    }
+    if (ec) {
+      throw InputError(dir, 0, "cannot read this folder or one under it: " + ec.message());
     }
     std::sort(files.begin(), files.end());
     for (const auto& path : files) {

@@ -97,11 +97,6 @@ void require_file(const std::string& path, const char* tool) {
   if (!fs::exists(path)) throw SkipError(fmt::format("{} not found at '{}'", tool, path));
 }
 
-void check_timeout(const Toolchain& tc) {
-  if (!std::isfinite(tc.timeout_seconds) || tc.timeout_seconds <= 0) {
-    throw UsageError(fmt::format("--timeout must be a positive number of seconds, got {}", tc.timeout_seconds));
-  }
-}
 
 // What a tool run as `what` did wrong, or "" when it did its work: failed
 // (crash, hang, exit code, flood), reported an error with exit 0, or printed
@@ -116,6 +111,12 @@ std::string tool_failure(const ProcessResult& r, const std::string& said, bool n
 }
 
 }  // namespace
+
+void check_timeout(const Toolchain& tc) {
+  if (!std::isfinite(tc.timeout_seconds) || tc.timeout_seconds <= 0) {
+    throw UsageError(fmt::format("--timeout must be a positive number of seconds, got {}", tc.timeout_seconds));
+  }
+}
 
 std::string parse_version_banner(const std::string& banner, const std::string& tool) {
   std::string version = version_in(banner);

@@ -21,6 +21,9 @@ struct Toolchain {
   std::string nvdisasm() const;
 };
 
+// A UsageError unless the timeout is a positive, finite number of seconds.
+void check_timeout(const Toolchain& tc);
+
 // "13.4.92" from the tool's --version banner ("... release 13.4, V13.4.92").
 std::string tool_version(const std::string& path);
 std::string parse_version_banner(const std::string& banner, const std::string& tool);
