@@ -43,6 +43,9 @@ int run_report(const Args& args) {
   app.add_option("--checks", review_in.checks, "the policies the review compares under")
       ->capture_default_str()
       ->needs(base);
+  app.add_option("--commit", md.commit, "the commit the results are of, named in the Markdown");
+  app.add_option("--commit-url", md.commit_url, "a link to that commit");
+  app.add_option("--run-url", md.run_url, "a link to the CI run that made the results");
   app.add_option("--expect", expect,
                  "the number of results the run must have (every perf test): fewer, and the report says "
                  "which are missing and the command exits 9");

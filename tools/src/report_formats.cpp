@@ -100,6 +100,19 @@ std::string where_full(const MarkdownOptions& o) {
 
 std::string report_markdown(const ReportView& view, const MarkdownOptions& options) {
   std::string head = fmt::format("## tileperf: {}\n\n", view.counts_text());
+  {
+    std::vector<std::string> from;
+    if (!options.commit.empty()) {
+      std::string sha = fmt::format("`{}`", options.commit.substr(0, 12));
+      from.push_back("commit " + (options.commit_url.empty() ? sha : fmt::format("[{}]({})", sha, options.commit_url)));
+    }
+    if (!options.run_url.empty()) from.push_back(fmt::format("[CI run]({})", options.run_url));
+    if (!from.empty()) {
+      std::string line;
+      for (const auto& f : from) line += (line.empty() ? "" : " · ") + f;
+      head += line + "\n\n";
+    }
+  }
   if (auto missing = view.missing_text(); !missing.empty()) head += "> **" + missing + "**\n\n";
   if (auto runs = view.runs_text(); !runs.empty()) head += "> " + runs + "\n\n";
   const std::string all = md_all_tests(view);
