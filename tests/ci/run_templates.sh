@@ -115,6 +115,8 @@ check_report() {
   grep -q '^<details><summary><b>regressed</b> <code>perf.scale.f16_512.sm_90</code>: sass.instructions \([0-9]*\) -> 9\1 ' \
     "$ws/report.md" || fail "the report does not show the baseline the branch changed: $(head -20 "$ws/report.md")"
   [[ -s $ws/report.html ]] || fail "no HTML report"
+  grep -q '0123abcd' "$ws/report.md" || fail "the report does not name the commit"
+  grep -q 'pipelines/777\|actions/runs/4242' "$ws/report.md" || fail "the report does not link the run"
   cmp -s "$ws/tileperf-base/baselines/scale/f16_512.sm_90.json" <(git -C "$origin" show main:baselines/scale/f16_512.sm_90.json) ||
     fail "the merge base's baselines were not extracted"
 }
@@ -125,6 +127,7 @@ run_github() {
     "github.run_id	4242" "github.run_attempt	1" "strategy.job-total	$shards"
     "github.base_ref	main" "github.event.pull_request.number	7"
     "github.server_url	https://github.example" "github.repository	owner/project"
+    "github.event.pull_request.head.sha || github.sha	0123abcd"
     "if: !cancelled()	always" "if: !cancelled() && hashFiles('report.md') != ''	always"
     "if: !cancelled() && github.event_name == 'pull_request' && github.event.pull_request.head.repo.fork	never")
   local report_ws
@@ -262,7 +265,7 @@ EOF
   chmod +x "$work/bin/curl"
   export FAKE_CURL_LOG=$work/curl.log FAKE_NOTES=$work/notes.json
   export CI_API_V4_URL=https://gitlab.example/api/v4 CI_PROJECT_ID=5 CI_MERGE_REQUEST_IID=7
-  export CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main
+  export CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main CI_COMMIT_SHA=0123abcd CI_PROJECT_URL=https://gitlab.example/project
   local notes=$CI_API_V4_URL/projects/5/merge_requests/7/notes
   jobdir=$work/jobs/report
   mkdir -p "$jobdir"

@@ -93,6 +93,7 @@ void check_report_command(const std::string& script) {
   BOOST_TEST(contains(script, "git merge-base HEAD \"origin/$BASE_REF\""));
   BOOST_TEST(contains(script, "git archive \"$base\" \"$TILEPERF_BASELINES\" | tar -x -C tileperf-base/"));
   BOOST_TEST(contains(script, "--base-baselines \"tileperf-base/$TILEPERF_BASELINES\" --baselines \"$TILEPERF_BASELINES\""));
+  BOOST_TEST(contains(script, "--commit \"$COMMIT\" --commit-url \"$COMMIT_URL\" --run-url \"$RUN_URL\""));
   BOOST_TEST(contains(script, "no shard uploaded its results"));
 }
 
@@ -206,6 +207,7 @@ BOOST_AUTO_TEST_CASE(github_report) {
   BOOST_TEST(report["if"].as<std::string>() == "${{ !cancelled() }}");
   BOOST_TEST(report["permissions"]["pull-requests"].as<std::string>() == "write");
   BOOST_TEST(report["env"]["BASE_REF"].as<std::string>() == "${{ github.base_ref }}");
+  BOOST_TEST(report["env"]["COMMIT"].as<std::string>() == "${{ github.event.pull_request.head.sha || github.sha }}");
   const std::string commands = runs(report);
   check_portable(commands);
   check_installed(step_named(report["steps"], "Debian packages")["run"].as<std::string>(), commands);
