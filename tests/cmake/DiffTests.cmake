@@ -2,8 +2,8 @@
 # the command line, and the diff of real builds of two kernels and their
 # mutants (tests/cmake/Diff.cmake).
 tileperf_cli_test(diff_no_folder 2
-  "^tileperf: error: [^\n]*/absent: base is not a folder \\(give a build folder or its tileperf/ folder\\)\n$"
-  diff "${_cli_work}/absent" "${_fixtures}")
+  "^tileperf: error: [^\n]*/no-such-build: base is not a folder \\(give a build folder or its tileperf/ folder\\)\n$"
+  diff "${_cli_work}/no-such-build" "${_fixtures}")
 tileperf_cli_test(diff_no_results 2
   "^tileperf: error: [^\n]*/fixtures/13\\.4\\.92: no test results \\(\\*\\.metrics\\.json\\) in the base folder or the folders in it: has the gate run there\\?\n$"
   diff "${_fixtures}" "${CMAKE_CURRENT_SOURCE_DIR}/fixtures/results")
