@@ -26,7 +26,7 @@ struct MarkdownOptions {
   const ReviewView* review = nullptr;  // a merge request's review: shown first
   // Where the results come from, named under the title: the commit (its
   // first 12 characters, linked when commit_url is given) and the CI run.
-  std::string commit, commit_url, run_url;
+  std::string commit{}, commit_url{}, run_url{};
 };
 
 // Grouped by kernel: per kernel its counts, per test that needs a look a
