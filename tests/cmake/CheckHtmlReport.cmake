@@ -8,6 +8,7 @@ if(NOT CHROMIUM)
   message("chromium not found: install Debian's chromium to render the report")
   return()
 endif()
+include("${CMAKE_CURRENT_LIST_DIR}/Chromium.cmake")
 file(MAKE_DIRECTORY "${OUT}")
 execute_process(COMMAND "${TILEPERF}" report "${RESULTS}" --html "${OUT}/report.html"
   RESULT_VARIABLE rc)
@@ -17,22 +18,8 @@ endif()
 # The page as the browser drew it, with the view a link can carry: the
 # table of all tests filtered to two tests and sorted by instructions.
 set(url "file://${OUT}/report.html?filter=softmax%20sm_90&sort=sass.instructions-desc")
-execute_process(
-  COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --dump-dom "${url}"
-  RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_QUIET TIMEOUT 120)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${CHROMIUM} failed to render ${OUT}/report.html (exit ${rc})")
-endif()
-file(WRITE "${OUT}/report.dom.html" "${dom}")
-file(REMOVE "${OUT}/report.png")
-execute_process(
-  COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --window-size=1280,1800
-          "--screenshot=${OUT}/report.png" "file://${OUT}/report.html"
-  WORKING_DIRECTORY "${OUT}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 120)
-file(SIZE "${OUT}/report.png" png_size)
-if(NOT rc EQUAL 0 OR png_size LESS 10000)
-  message(FATAL_ERROR "${CHROMIUM} made no screenshot of ${OUT}/report.html (exit ${rc})")
-endif()
+chromium_dump_dom("${url}" "${OUT}/report.dom.html" dom)
+chromium_screenshot("file://${OUT}/report.html" "${OUT}/report.png" 1280,1800)
 
 # What the page must show for the 9 results of the fixture.
 set(expect
@@ -52,13 +39,7 @@ set(expect
   "<rect class=\"bar arch-sm_90\" data-arch=\"sm_90\" data-group=\"softmax.f16_4096\""
   "<th aria-sort=\"descending\">sass.instructions</th>"
   "<span id=\"shown\">2 of 9 shown</span>")
-set(missing "")
-foreach(item IN LISTS expect)
-  string(FIND "${dom}" "${item}" at)
-  if(at EQUAL -1)
-    string(APPEND missing "\n  ${item}")
-  endif()
-endforeach()
+missing_items("${dom}" missing ${expect})
 string(REGEX MATCHALL "<tr data-test=\"[^\"]*\" data-state=\"[^\"]*\"( hidden=\"\")?" rows "${dom}")
 list(LENGTH rows n_rows)
 string(REGEX MATCHALL "hidden=\"\"" hidden "${rows}")

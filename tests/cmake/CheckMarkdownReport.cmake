@@ -15,6 +15,7 @@ if(NOT CMARK)
   message("cmark-gfm not found: install Debian's cmark-gfm to render the Markdown")
   return()
 endif()
+include("${CMAKE_CURRENT_LIST_DIR}/Chromium.cmake")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 execute_process(COMMAND "${TILEPERF}" report "${RESULTS}" --markdown "${OUT}/report.md"
@@ -30,21 +31,8 @@ if(NOT rc EQUAL 0)
 endif()
 file(WRITE "${OUT}/report.md.html"
   "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>comment</title></head><body>\n${body}</body></html>\n")
-execute_process(
-  COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --dump-dom "file://${OUT}/report.md.html"
-  RESULT_VARIABLE rc OUTPUT_VARIABLE dom ERROR_QUIET TIMEOUT 120)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${CHROMIUM} failed to render ${OUT}/report.md.html (exit ${rc})")
-endif()
-file(WRITE "${OUT}/report.md.dom.html" "${dom}")
-execute_process(
-  COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --window-size=1000,1400
-          "--screenshot=${OUT}/report.md.png" "file://${OUT}/report.md.html"
-  WORKING_DIRECTORY "${OUT}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 120)
-file(SIZE "${OUT}/report.md.png" png_size)
-if(NOT rc EQUAL 0 OR png_size LESS 10000)
-  message(FATAL_ERROR "${CHROMIUM} made no screenshot of ${OUT}/report.md.html (exit ${rc})")
-endif()
+chromium_dump_dom("file://${OUT}/report.md.html" "${OUT}/report.md.dom.html" dom)
+chromium_screenshot("file://${OUT}/report.md.html" "${OUT}/report.md.png" 1000,1400)
 
 # What the comment must show for the 9 results of the fixture: the title with
 # the counts, commit and run links, one heading per kernel that needs a look,
@@ -60,13 +48,7 @@ set(expect
   "<td><code>sass.mufu.RCP</code></td>"
   "<td align=\"right\">+800.0%</td>"
   "<summary>All 9 tests</summary>")
-set(missing "")
-foreach(item IN LISTS expect)
-  string(FIND "${dom}" "${item}" at)
-  if(at EQUAL -1)
-    string(APPEND missing "\n  ${item}")
-  endif()
-endforeach()
+missing_items("${dom}" missing ${expect})
 if(missing)
   message(FATAL_ERROR "the rendered comment (${OUT}/report.md.dom.html) lacks:${missing}")
 endif()

@@ -11,17 +11,7 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(ENV{TILEPERF_UPDATE_BASELINES} "")
 
-function(step name want_exit regex)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  message("--- ${name}\n${out}")
-  if(NOT rc STREQUAL "${want_exit}")
-    message(FATAL_ERROR "${name}: exit ${rc}, expected ${want_exit}")
-  endif()
-  if(NOT out MATCHES "${regex}")
-    message(FATAL_ERROR "${name}: output does not match ${regex}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/Step.cmake")
 
 # compile(<side> <kernel> <config> <arch> <bytecode>): the test's files in <side>/<kernel>/.
 function(compile side kernel config arch bytecode)

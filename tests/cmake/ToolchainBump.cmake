@@ -42,16 +42,7 @@ set(check "${TILEPERF}" check --kernel gelu --config f16_1024 --arch sm_120
   --bytecode "${BYTECODE}" --work-dir "${WORK}" --baseline "${baseline}" --checks "${CHECKS}"
   --tileiras "${TILEIRAS}" --cuobjdump "${CUOBJDUMP}" --update-command "UPDATE")
 
-function(step name want_exit regex)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  message("--- ${name}\n${out}")
-  if(NOT rc STREQUAL "${want_exit}")
-    message(FATAL_ERROR "${name}: exit ${rc}, expected ${want_exit}")
-  endif()
-  if(NOT out MATCHES "${regex}")
-    message(FATAL_ERROR "${name}: output does not match ${regex}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/Step.cmake")
 
 step("check against the old toolchain's baseline" 6
   "perf.gelu.f16_1024.sm_120: toolchain changed [^\n]*\n  the baseline was made with another toolchain \\(tileiras 0\\.0\\.1 -> ${current_re}\\); compared under the new one, nothing written: 1 metric\\(s\\) over the limit, 1 improved, 0 check\\(s\\) broken; review and update with: UPDATE\n.*regs +${regs_old} +${regs_now} +\\+1 .*REGRESSED.*sass.instructions +${old} +${now} +-7 .*improved"

@@ -186,22 +186,6 @@ bool same_toolchain(const Metrics& a, const Metrics& b) {
   return a.toolchain == b.toolchain && a.flags == b.flags;
 }
 
-// What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one
-// entry per tool (a tool only one side names: "none"), then the flags.
-std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& now) {
-  std::vector<std::string> out;
-  std::map<std::string, std::pair<std::string, std::string>> tools;
-  for (const auto& [tool, version] : old.toolchain) tools[tool].first = version;
-  for (const auto& [tool, version] : now.toolchain) tools[tool].second = version;
-  for (const auto& [tool, v] : tools) {
-    if (v.first == v.second) continue;
-    out.push_back(fmt::format("{} {} -> {}", tool, v.first.empty() ? "none" : v.first,
-                              v.second.empty() ? "none" : v.second));
-  }
-  if (old.flags != now.flags) out.push_back("flags " + old.flags.dump() + " -> " + now.flags.dump());
-  return out;
-}
-
 std::string toolchain_text(const Metrics& m) {
   std::string out;
   for (const auto& [tool, version] : m.toolchain) {

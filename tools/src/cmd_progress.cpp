@@ -34,16 +34,6 @@ struct Finished {
   std::string count, total, name, outcome, seconds;
 };
 
-std::string trim(std::string s) {
-  auto b = s.find_first_not_of(" \t\r");
-  auto e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
-
 std::optional<Finished> parse_finished(const std::string& raw) {
   std::string line = trim(raw);
   Finished f;
@@ -52,7 +42,8 @@ std::optional<Finished> parse_finished(const std::string& raw) {
   if (slash == std::string::npos || test == std::string::npos || slash > test) return std::nullopt;
   f.count = line.substr(0, slash);
   f.total = line.substr(slash + 1, test - slash - 1);
-  if (!all_digits(f.count) || !all_digits(f.total)) return std::nullopt;
+  constexpr std::int64_t kMaxTests = 1'000'000'000;
+  if (!parse_count(f.count, kMaxTests) || !parse_count(f.total, kMaxTests)) return std::nullopt;
   auto colon = line.find(": ", test);
   if (colon == std::string::npos) return std::nullopt;
   std::string rest = line.substr(colon + 2);

@@ -1,5 +1,6 @@
 #include "metrics.h"
 
+#include <map>
 #include <set>
 
 #include <algorithm>
@@ -84,6 +85,21 @@ std::vector<std::string> signature_changes(const Metrics& baseline, const Metric
     if (was != now) changes.push_back(k + ": " + was + " -> " + now);
   }
   return changes;
+}
+
+// What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one
+// entry per tool (a tool only one side names: "none"), then the flags.
+std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& now) {
+  std::vector<std::string> out;
+  std::map<std::string, std::pair<std::string, std::string>> tools;
+  for (const auto& [tool, version] : old.toolchain) tools[tool].first = version;
+  for (const auto& [tool, version] : now.toolchain) tools[tool].second = version;
+  for (const auto& [tool, v] : tools) {
+    if (v.first == v.second) continue;
+    out.push_back(tool + " " + (v.first.empty() ? "none" : v.first) + " -> " + (v.second.empty() ? "none" : v.second));
+  }
+  if (old.flags != now.flags) out.push_back("flags " + old.flags.dump() + " -> " + now.flags.dump());
+  return out;
 }
 
 nlohmann::json to_json(const Metrics& m) {

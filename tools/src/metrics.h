@@ -43,6 +43,11 @@ struct Metrics {
 // float16" ("(none)" for a field one side lacks). Empty when they are the same.
 std::vector<std::string> signature_changes(const Metrics& baseline, const Metrics& current);
 
+// What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one
+// entry per tool (a tool only one side names: "none"), then the flags.
+// Empty when they are the same.
+std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& now);
+
 // Validates names: [A-Za-z0-9_]+ for kernel and config, sm_<digits> for arch.
 void validate_test_id(const TestId& id);
 // The first problem with a kernel or config name ([A-Za-z0-9_]+, at most 200

@@ -181,6 +181,13 @@ std::size_t state_rank(State s) {
          states.begin();
 }
 
+// In report order of their states, by name within a state (the order they came in).
+void sort_by_state(std::vector<const TestView*>& tests) {
+  std::stable_sort(tests.begin(), tests.end(), [](const TestView* a, const TestView* b) {
+    return state_rank(a->result->state) < state_rank(b->result->state);
+  });
+}
+
 }  // namespace
 
 ReportView make_report_view(const std::vector<TestResult>& results, bool include_earlier) {
@@ -216,9 +223,7 @@ ReportView make_report_view(const std::vector<TestResult>& results, bool include
   for (const auto* t : all) {
     if (t->needs_look) view.needs_look.push_back(t);
   }
-  std::stable_sort(view.needs_look.begin(), view.needs_look.end(), [](const TestView* a, const TestView* b) {
-    return state_rank(a->result->state) < state_rank(b->result->state);
-  });
+  sort_by_state(view.needs_look);
   std::map<std::string, std::vector<const TestView*>> by_kernel;
   for (const auto* t : all) by_kernel[t->result->id.kernel].push_back(t);
   for (auto& [kernel, tests] : by_kernel) view.kernels.push_back({kernel, tests, count_states(tests)});
@@ -237,9 +242,7 @@ ReviewView make_review_view(Review r) {
     t.anchor = "base-" + t.name;
     if (t.result->state != State::kPass) v.base_moved.push_back(&t);
   }
-  std::stable_sort(v.base_moved.begin(), v.base_moved.end(), [](const TestView* a, const TestView* b) {
-    return state_rank(a->result->state) < state_rank(b->result->state);
-  });
+  sort_by_state(v.base_moved);
   v.unmeasured = review.unmeasured;
   return v;
 }

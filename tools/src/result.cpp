@@ -209,6 +209,7 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
   namespace fs = std::filesystem;
   std::vector<TestResult> results;
   std::map<std::string, std::string> seen;  // test -> file
+  std::map<std::string, std::optional<std::string>> run_of_folder;  // folder -> id of its nearest run.json
   for (const auto& dir : dirs) {
     if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a folder");
     std::vector<std::string> files;
@@ -225,7 +226,11 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
     std::sort(files.begin(), files.end());
     for (const auto& path : files) {
       TestResult r = result_from_json(parse_json(read_file(path), path), path);
-      auto run = nearest_run_id(path, dir);
+      // Results share their folders: each folder's run record is looked up once.
+      std::string folder = fs::path(path).parent_path().string();
+      auto cached = run_of_folder.find(folder);
+      if (cached == run_of_folder.end()) cached = run_of_folder.emplace(folder, nearest_run_id(path, dir)).first;
+      const auto& run = cached->second;
       r.earlier_run = run && *run != r.run;
       r.file = path;
       auto [it, fresh] = seen.emplace(r.id.name(), path);

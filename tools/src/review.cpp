@@ -5,13 +5,12 @@
 #include <map>
 #include <set>
 
-#include <fmt/format.h>
-
 #include "baseline.h"
 #include "compare.h"
 #include "error.h"
 #include "json_input.h"
 #include "policy.h"
+#include "report_view.h"
 #include "source_lines.h"
 #include "text.h"
 
@@ -43,21 +42,19 @@ bool same_bytes(const std::string& a, const std::string& b) {
   return read_file(a) == read_file(b);
 }
 
-// What differs in what was measured with: tools, flags.
-std::string toolchain_text(const Metrics& a, const Metrics& b) {
-  std::vector<std::string> parts;
-  std::map<std::string, std::pair<std::string, std::string>> tools;
-  for (const auto& [tool, v] : a.toolchain) tools[tool].first = v;
-  for (const auto& [tool, v] : b.toolchain) tools[tool].second = v;
-  for (const auto& [tool, v] : tools) {
-    if (v.first != v.second) {
-      parts.push_back(fmt::format("{} {} -> {}", tool, v.first.empty() ? "none" : v.first,
-                                  v.second.empty() ? "none" : v.second));
-    }
-  }
-  if (a.flags != b.flags) parts.push_back("flags changed");
+// The parts, joined by `sep`.
+std::string joined(const std::vector<std::string>& parts, const char* sep) {
   std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+// The key metrics of `m` (kKeyMetrics), as a result holds them.
+std::map<std::string, std::int64_t> key_metrics_of(const Metrics& m) {
+  std::map<std::string, std::int64_t> out;
+  for (const char* key : kKeyMetrics) {
+    if (auto it = m.values.find(key); it != m.values.end()) out[key] = it->second;
+  }
   return out;
 }
 
@@ -70,18 +67,14 @@ TestResult compared(const Metrics& before, const Metrics& after, const std::stri
   r.state = c.state;
   r.set_diff(c);
   r.set_lines(line_moves(before.lines, after.lines), {});
-  for (const auto* key : {"sass.instructions", "sass.mufu", "regs", "local.bytes", "cubin.bytes"}) {
-    if (auto it = after.values.find(key); it != after.values.end()) r.key_metrics[key] = it->second;
-  }
-  if (auto tc = toolchain_text(before, after); !tc.empty()) {
+  r.key_metrics = key_metrics_of(after);
+  if (auto tc = toolchain_changes(before, after); !tc.empty()) {
     r.state = State::kToolchainChanged;
-    r.message = "toolchain: " + tc;
+    r.message = "toolchain: " + joined(tc, ", ");
   }
   if (auto sig = signature_changes(before, after); !sig.empty()) {
     r.state = State::kSignatureChanged;
-    std::string text;
-    for (const auto& s : sig) text += (text.empty() ? "" : "; ") + s;
-    r.message += (r.message.empty() ? "" : "; ") + std::string("signature: ") + text;
+    r.message += (r.message.empty() ? "" : "; ") + std::string("signature: ") + joined(sig, "; ");
   }
   return r;
 }
@@ -101,11 +94,7 @@ Review make_review(const std::vector<TestResult>& results, const ReviewInputs& i
         r.id = after.id;
         r.state = State::kCreated;
         r.message = "baseline added";
-        for (const auto& [k, v] : after.values) {
-          if (k == "sass.instructions" || k == "sass.mufu" || k == "regs" || k == "local.bytes" || k == "cubin.bytes") {
-            r.key_metrics[k] = v;
-          }
-        }
+        r.key_metrics = key_metrics_of(after);
         review.accepted.push_back(std::move(r));
         continue;
       }
