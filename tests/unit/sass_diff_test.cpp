@@ -37,18 +37,18 @@ void check_script(const std::vector<std::string>& a, const std::vector<std::stri
   std::size_t x = 0, y = 0;
   for (const auto& e : script) {
     switch (e.kind) {
-      case EditKind::kKeep:
+      case DiffOp::kKeep:
         BOOST_REQUIRE(e.base == x);
         BOOST_REQUIRE(e.head == y);
         BOOST_REQUIRE(a[x] == b[y]);
         ++x, ++y;
         break;
-      case EditKind::kDelete:
+      case DiffOp::kDelete:
         BOOST_REQUIRE(e.base == x);
         BOOST_REQUIRE(e.head == y);
         ++x;
         break;
-      case EditKind::kInsert:
+      case DiffOp::kInsert:
         BOOST_REQUIRE(e.base == x);
         BOOST_REQUIRE(e.head == y);
         ++y;

@@ -437,10 +437,10 @@ nlohmann::json span_json(const SpanDiff& d) {
   for (const auto& h : d.hunks) {
     nlohmann::json lines = nlohmann::json::array();
     for (const auto& e : h.edits) {
-      bool ins = e.kind == EditKind::kInsert;
+      bool ins = e.kind == DiffOp::kInsert;
       const DiffSide& side = ins ? d.head_text : d.base_text;
       std::size_t i = ins ? e.head : e.base;
-      lines.push_back({{"op", e.kind == EditKind::kKeep ? " " : ins ? "+" : "-"},
+      lines.push_back({{"op", e.kind == DiffOp::kKeep ? " " : ins ? "+" : "-"},
                        {"text", side.lines[i]},
                        {"source", i < side.notes.size() ? side.notes[i] : ""}});
     }

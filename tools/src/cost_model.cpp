@@ -55,15 +55,6 @@ const ArchRates* rates_for(std::string_view arch) {
   return best;
 }
 
-bool has_modifier(std::string_view opcode, std::string_view modifier) {
-  std::size_t at = opcode.find(std::string(".") + std::string(modifier));
-  while (at != std::string_view::npos) {
-    std::size_t end = at + 1 + modifier.size();
-    if (end == opcode.size() || opcode[end] == '.') return true;
-    at = opcode.find(std::string(".") + std::string(modifier), end);
-  }
-  return false;
-}
 
 }  // namespace
 

@@ -98,6 +98,14 @@ constexpr std::array kClasses = {
     ClassEntry{"PMTRIG", OpClass::kControl}, ClassEntry{"CSMTEST", OpClass::kControl},
 };
 
+std::int64_t parse_int(std::string_view s) {
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size() ? v : 0;
+}
+
+}  // namespace
+
 bool has_modifier(std::string_view opcode, std::string_view modifier) {
   std::size_t at = 0;
   while ((at = opcode.find(modifier, at)) != std::string_view::npos) {
@@ -109,14 +117,6 @@ bool has_modifier(std::string_view opcode, std::string_view modifier) {
   }
   return false;
 }
-
-std::int64_t parse_int(std::string_view s) {
-  std::int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && p == s.data() + s.size() ? v : 0;
-}
-
-}  // namespace
 
 const char* op_class_name(OpClass c) {
   switch (c) {

@@ -49,6 +49,10 @@ const char* op_class_name(OpClass c);
 // The opcode without modifiers: "HGMMA.64x128x16.F32" -> "HGMMA".
 std::string_view base_opcode(std::string_view opcode);
 
+// Whether `opcode` carries `modifier` as one of its dot-separated parts
+// (has_modifier("HMMA.16816.F32", "F32")).
+bool has_modifier(std::string_view opcode, std::string_view modifier);
+
 OpClass op_class(std::string_view opcode);
 Flow flow(const SassInstruction& insn);
 

@@ -20,16 +20,6 @@ int line_of_offset(const std::string& text, std::size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
-std::string line_at(const std::string& text, int line) {
-  std::size_t begin = 0;
-  for (int i = 1; i < line && begin != std::string::npos; ++i) {
-    begin = text.find('\n', begin);
-    if (begin != std::string::npos) ++begin;
-  }
-  if (begin == std::string::npos || begin > text.size()) return "";
-  return text.substr(begin, text.find('\n', begin) - begin);
-}
-
 // Rejects nesting deeper than kMaxJsonDepth before the parser sees it.
 void check_depth(const std::string& text, const std::string& filename) {
   int depth = 0;

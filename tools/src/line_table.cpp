@@ -156,7 +156,7 @@ Header read_header(ByteReader& r, LineTable& table) {
   return h;
 }
 
-struct State {
+struct Registers {  // the line-number program's state machine
   std::string function;
   std::uint64_t address = 0;
   std::uint64_t file = 1;
@@ -168,7 +168,7 @@ std::int64_t add_line(std::int64_t line, std::int64_t delta) {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(line) + static_cast<std::uint64_t>(delta));
 }
 
-void emit(LineTable& table, const Header& h, const State& s, bool end_of_sequence) {
+void emit(LineTable& table, const Header& h, const Registers& s, bool end_of_sequence) {
   if (s.function.empty()) return;
   int file = end_of_sequence ? -1 : (s.file < h.file_ids.size() ? h.file_ids[s.file] : -1);
   table.rows[s.function].push_back(LineTable::Row{s.address, file, static_cast<int>(s.line)});
@@ -177,7 +177,7 @@ void emit(LineTable& table, const Header& h, const State& s, bool end_of_sequenc
 void run_program(ByteReader& r, const Header& h, LineTable& table,
                  const std::map<std::uint64_t, std::pair<std::string, std::uint64_t>>& relocated,
                  const std::string& only_function) {
-  State s{only_function};
+  Registers s{only_function};
   while (r.pos() < h.end) {
     std::uint8_t op = r.u8();
     if (op >= h.opcode_base) {
@@ -194,7 +194,7 @@ void run_program(ByteReader& r, const Header& h, LineTable& table,
         std::uint8_t sub = length ? r.u8() : 0;
         if (sub == 1) {  // end_sequence
           emit(table, h, s, true);
-          s = State{only_function};
+          s = Registers{only_function};
         } else if (sub == 2) {  // set_address
           std::size_t at = r.pos();
           s.address = r.fixed(static_cast<int>(std::min<std::uint64_t>(length - 1, 8)));

@@ -18,7 +18,6 @@ namespace {
 
 constexpr std::size_t kMaxDigits = 9;  // of a percentage, each side of the point
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool is_pattern_char(char c) {
   return is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '*';

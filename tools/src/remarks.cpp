@@ -24,7 +24,6 @@ constexpr std::size_t kMaxDocumentBytes = std::size_t(1) << 20;
 constexpr std::size_t kMaxRemarksBytes = std::size_t(16) << 20;
 constexpr int kMaxFlowDepth = 32;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // "[64, 128, 16]" -> {"64", "128", "16"}; nothing for other text.
 std::optional<std::vector<std::string>> shape_dims(const std::string& text) {
@@ -100,11 +99,6 @@ struct Document {
   std::string text;
   int first_line = 1;
 };
-
-std::string line_at(const std::string& text, int line) {
-  auto lines = split(text, '\n');
-  return line >= 1 && line <= static_cast<int>(lines.size()) ? lines[static_cast<std::size_t>(line - 1)] : "";
-}
 
 // Cuts the file after each "..." line.
 std::vector<Document> documents(const std::string& text) {

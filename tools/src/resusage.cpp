@@ -15,7 +15,6 @@ const char* const kRequired[] = {"REG", "STACK", "SHARED", "LOCAL"};
 constexpr std::int64_t kMaxValue = std::int64_t(1) << 40;
 
 bool is_key_char(char c) { return (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // "CONSTANT[0]:928" -> ("CONSTANT[0]", 928), or nothing.
 std::optional<std::pair<std::string, std::int64_t>> parse_pair(std::string_view item) {

@@ -161,28 +161,28 @@ std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base
     long prev_x = P(prev_k), prev_y = prev_x - prev_k;
     while (x > prev_x && y > prev_y) {
       --x, --y;
-      middle.push_back({EditKind::kKeep, static_cast<std::size_t>(x), static_cast<std::size_t>(y)});
+      middle.push_back({DiffOp::kKeep, static_cast<std::size_t>(x), static_cast<std::size_t>(y)});
     }
     if (down) {
-      middle.push_back({EditKind::kInsert, static_cast<std::size_t>(prev_x), static_cast<std::size_t>(prev_y)});
+      middle.push_back({DiffOp::kInsert, static_cast<std::size_t>(prev_x), static_cast<std::size_t>(prev_y)});
     } else {
-      middle.push_back({EditKind::kDelete, static_cast<std::size_t>(prev_x), static_cast<std::size_t>(prev_y)});
+      middle.push_back({DiffOp::kDelete, static_cast<std::size_t>(prev_x), static_cast<std::size_t>(prev_y)});
     }
     x = prev_x, y = prev_y;
   }
   while (x > 0 && y > 0) {
     --x, --y;
-    middle.push_back({EditKind::kKeep, static_cast<std::size_t>(x), static_cast<std::size_t>(y)});
+    middle.push_back({DiffOp::kKeep, static_cast<std::size_t>(x), static_cast<std::size_t>(y)});
   }
 
   std::vector<Edit> script;
   script.reserve(prefix + middle.size() + suffix);
-  for (std::size_t i = 0; i < prefix; ++i) script.push_back({EditKind::kKeep, i, i});
+  for (std::size_t i = 0; i < prefix; ++i) script.push_back({DiffOp::kKeep, i, i});
   for (auto it = middle.rbegin(); it != middle.rend(); ++it) {
     script.push_back({it->kind, it->base + prefix, it->head + prefix});
   }
   for (std::size_t i = 0; i < suffix; ++i) {
-    script.push_back({EditKind::kKeep, a.size() - suffix + i, b.size() - suffix + i});
+    script.push_back({DiffOp::kKeep, a.size() - suffix + i, b.size() - suffix + i});
   }
   return script;
 }
@@ -190,8 +190,8 @@ std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base
 EditCounts count_edits(const std::vector<Edit>& script) {
   EditCounts c;
   for (const auto& e : script) {
-    c.deleted += e.kind == EditKind::kDelete;
-    c.inserted += e.kind == EditKind::kInsert;
+    c.deleted += e.kind == DiffOp::kDelete;
+    c.inserted += e.kind == DiffOp::kInsert;
   }
   return c;
 }
@@ -209,15 +209,15 @@ std::vector<Hunk> make_hunks(const std::vector<Edit>& script, std::size_t contex
   std::vector<Hunk> hunks;
   std::size_t i = 0;
   while (i < script.size()) {
-    while (i < script.size() && script[i].kind == EditKind::kKeep) ++i;
+    while (i < script.size() && script[i].kind == DiffOp::kKeep) ++i;
     if (i == script.size()) break;
     std::size_t begin = i >= context ? i - context : 0;
     // Extend past changes whose gap of kept lines is at most 2 * context.
     std::size_t end = i;
     for (;;) {
-      while (end < script.size() && script[end].kind != EditKind::kKeep) ++end;
+      while (end < script.size() && script[end].kind != DiffOp::kKeep) ++end;
       std::size_t gap = end;
-      while (gap < script.size() && script[gap].kind == EditKind::kKeep) ++gap;
+      while (gap < script.size() && script[gap].kind == DiffOp::kKeep) ++gap;
       if (gap < script.size() && gap - end <= 2 * context) {
         end = gap;
         continue;
@@ -230,8 +230,8 @@ std::vector<Hunk> make_hunks(const std::vector<Edit>& script, std::size_t contex
     h.base_begin = h.edits.front().base;
     h.head_begin = h.edits.front().head;
     for (const auto& e : h.edits) {
-      h.base_count += e.kind != EditKind::kInsert;
-      h.head_count += e.kind != EditKind::kDelete;
+      h.base_count += e.kind != DiffOp::kInsert;
+      h.head_count += e.kind != DiffOp::kDelete;
     }
     hunks.push_back(std::move(h));
     i = end;
@@ -242,11 +242,11 @@ std::vector<Hunk> make_hunks(const std::vector<Edit>& script, std::size_t contex
 std::string format_hunks(const std::vector<Hunk>& hunks, const DiffSide& base, const DiffSide& head,
                          std::size_t max_lines, std::string_view indent) {
   auto text_of = [&](const Edit& e) -> const std::string& {
-    return e.kind == EditKind::kInsert ? head.lines[e.head] : base.lines[e.base];
+    return e.kind == DiffOp::kInsert ? head.lines[e.head] : base.lines[e.base];
   };
   auto note_of = [&](const Edit& e) -> std::string {
-    if (e.kind == EditKind::kInsert) return e.head < head.notes.size() ? head.notes[e.head] : "";
-    if (e.kind == EditKind::kDelete) return e.base < base.notes.size() ? base.notes[e.base] : "";
+    if (e.kind == DiffOp::kInsert) return e.head < head.notes.size() ? head.notes[e.head] : "";
+    if (e.kind == DiffOp::kDelete) return e.base < base.notes.size() ? base.notes[e.base] : "";
     return "";
   };
   std::size_t width = 0;
@@ -259,7 +259,7 @@ std::string format_hunks(const std::vector<Hunk>& hunks, const DiffSide& base, c
   for (const auto& h : hunks) {
     lines.push_back(fmt::format("{}{}", indent, h.header()));
     for (const auto& e : h.edits) {
-      char op = e.kind == EditKind::kKeep ? ' ' : e.kind == EditKind::kDelete ? '-' : '+';
+      char op = e.kind == DiffOp::kKeep ? ' ' : e.kind == DiffOp::kDelete ? '-' : '+';
       std::string note = note_of(e);
       lines.push_back(note.empty() ? fmt::format("{}{} {}", indent, op, text_of(e))
                                    : fmt::format("{}{} {:<{}}  {}", indent, op, text_of(e), width, note));

@@ -34,13 +34,13 @@ struct SassTextOptions {
 std::vector<std::string> instruction_texts(const SassFunction& f, std::size_t first, std::size_t last,
                                            const SassTextOptions& options = {});
 
-enum class EditKind { kKeep, kDelete, kInsert };
+enum class DiffOp { kKeep, kDelete, kInsert };
 
 // One line of an edit script: `base` is the line's index in the base text
 // (for kKeep and kDelete), `head` its index in the head text (kKeep and
 // kInsert); the other is the position the line takes in that text.
 struct Edit {
-  EditKind kind = EditKind::kKeep;
+  DiffOp kind = DiffOp::kKeep;
   std::size_t base = 0, head = 0;
 };
 

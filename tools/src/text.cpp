@@ -61,6 +61,16 @@ std::optional<std::int64_t> parse_count(std::string_view s, std::int64_t max) {
 
 bool is_blank(std::string_view s) { return s.find_first_not_of(kSpace) == std::string_view::npos; }
 
+std::string line_at(const std::string& text, int line) {
+  std::size_t begin = 0;
+  for (int i = 1; i < line && begin != std::string::npos; ++i) {
+    begin = text.find('\n', begin);
+    if (begin != std::string::npos) ++begin;
+  }
+  if (line < 1 || begin == std::string::npos || begin > text.size()) return "";
+  return text.substr(begin, text.find('\n', begin) - begin);
+}
+
 std::string trim(std::string_view s) {
   auto b = s.find_first_not_of(kSpace);
   if (b == std::string_view::npos) return {};

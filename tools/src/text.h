@@ -9,8 +9,11 @@
 
 namespace tileperf {
 
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_blank(std::string_view s);
 std::string trim(std::string_view s);
+// Line `line` (1-based) of `text` without its newline; "" past the end.
+std::string line_at(const std::string& text, int line);
 std::vector<std::string> split(std::string_view s, char sep);
 
 // A decimal count: digits only, at most `max` (no sign, no spaces), or nothing.
