@@ -153,17 +153,91 @@ function(_tileperf_pythonpath out)
   set(${out} "${path}" PARENT_SCOPE)
 endfunction()
 
+# _tileperf_json_string(<out-var> <value>): <value> as a JSON string.
+function(_tileperf_json_string out value)
+  string(REPLACE "\\" "\\\\" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\t" "\\t" value "${value}")
+  set(${out} "\"${value}\"" PARENT_SCOPE)
+endfunction()
+
+# _tileperf_batch_dump(<group> <test> <stamp> <pythonpath> <requires> <pytest-arg>...)
+#   Adds a dump test's export to the batch of its group and PYTHONPATH: the
+#   test dump.batch.<group> (dump.batch.<group>.2, ... for further PYTHONPATHs)
+#   exports, in one Python that imports pytest and cuTile once, every kernel
+#   file of the batch whose stamp is not current, before the dump tests run
+#   (they then find their stamps current). Its list is
+#   ${TILEPERF_WORK_DIR}/dump-batch.<group>.<n>.json. Sets <test>'s batch
+#   fixture in the caller's scope variable _tileperf_batch_fixture ("" when
+#   the export stays the test's own: a prerequisite the batch test, added in
+#   another folder, cannot be given).
+function(_tileperf_batch_dump group test stamp pythonpath requires)
+  set(_tileperf_batch_fixture "" PARENT_SCOPE)
+  get_property(paths GLOBAL PROPERTY TILEPERF_DUMP_BATCH_PATHS_${group})
+  list(FIND paths "${pythonpath}" index)
+  if(index EQUAL -1)
+    list(LENGTH paths index)
+    set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_PATHS_${group} "${pythonpath}")
+  endif()
+  math(EXPR n "${index} + 1")
+  set(id "${group}.${n}")
+  set(name "dump.batch.${group}")
+  if(n GREATER 1)
+    set(name "${name}.${n}")
+  endif()
+  get_property(dir GLOBAL PROPERTY TILEPERF_DUMP_BATCH_DIR_${id})
+  if(dir AND requires AND NOT dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    return()
+  endif()
+  set(file "${TILEPERF_WORK_DIR}/dump-batch.${id}.json")
+  if(NOT dir)
+    set_property(GLOBAL PROPERTY TILEPERF_DUMP_BATCH_DIR_${id} "${CMAKE_CURRENT_SOURCE_DIR}")
+    add_test(NAME "${name}"
+      COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
+        "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${file}")
+    set(labels selftest dump)
+    if(group STREQUAL "kernels")
+      set(labels perf dump)
+    endif()
+    set_tests_properties("${name}" PROPERTIES
+      FIXTURES_SETUP "tileperf.dump.batch.${id}" LABELS "${labels}" TIMEOUT 1800)
+  endif()
+  if(requires)
+    set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "${requires}")
+  endif()
+  set(args "")
+  foreach(arg IN LISTS ARGN)
+    _tileperf_json_string(arg "${arg}")
+    list(APPEND args "${arg}")
+  endforeach()
+  list(JOIN args ", " args)
+  _tileperf_json_string(test_json "${test}")
+  _tileperf_json_string(stamp_json "${stamp}")
+  set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_${id}
+    "    {\"test\": ${test_json}, \"stamp\": ${stamp_json}, \"pytest_args\": [${args}]}")
+  get_property(entries GLOBAL PROPERTY TILEPERF_DUMP_BATCH_${id})
+  list(JOIN entries ",\n" entries)
+  file(WRITE "${file}" "{\n  \"format\": \"tileperf-dump-batch/1\",\n  \"entries\": [\n${entries}\n  ]\n}\n")
+  set(_tileperf_batch_fixture "tileperf.dump.batch.${id}" PARENT_SCOPE)
+endfunction()
+
 # _tileperf_add_dump(NAME <test> SOURCE <py> OUT_DIR <dir> FIXTURE <fixture>
 #                    [CONFIGS <cfg>...] LABELS <label>... [REQUIRES <fixture>]
-#                    [PYTHONPATH <dir>...] [PLACEHOLDER_MODULES <module>...])
+#                    [PYTHONPATH <dir>...] [PLACEHOLDER_MODULES <module>...]
+#                    [BATCH <group>])
 #   A test that exports the configurations of SOURCE (every one of its CONFIGS
 #   unless CONFIGS names some) to <OUT_DIR>/<cfg>.tileirbc through pytest,
 #   unless <OUT_DIR>/dump.stamp.json shows that nothing deciding the bytecode
 #   changed (see tools/tileperf_dump/run_dump.py). It sets up FIXTURE for the
-#   tests that compile the bytecode.
+#   tests that compile the bytecode. The export is done ahead by the batch of
+#   <group> (default: kernels), see _tileperf_batch_dump.
 function(_tileperf_add_dump)
-  _tileperf_parse(_tileperf_add_dump "" "NAME;SOURCE;OUT_DIR;FIXTURE;REQUIRES"
+  _tileperf_parse(_tileperf_add_dump "" "NAME;SOURCE;OUT_DIR;FIXTURE;REQUIRES;BATCH"
     "CONFIGS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES" "NAME;SOURCE;OUT_DIR;FIXTURE" ${ARGN})
+  if(NOT arg_BATCH)
+    set(arg_BATCH kernels)
+  endif()
   list(JOIN arg_CONFIGS "," configs)
   set(placeholders "")
   if(arg_PLACEHOLDER_MODULES)
@@ -171,19 +245,24 @@ function(_tileperf_add_dump)
     set(placeholders "--tileperf-placeholders=${placeholders}")
   endif()
   _tileperf_pythonpath(pythonpath ${arg_PYTHONPATH})
+  set(pytest_args
+    -q -p no:cacheprovider -p tileperf_dump.plugin --rootdir "${TILEPERF_PYTHON_DIR}/tileperf_dump"
+    "${TILEPERF_PYTHON_DIR}/tileperf_dump/dump_driver.py"
+    "--tileperf-source=${arg_SOURCE}" "--tileperf-configs=${configs}"
+    "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}"
+    ${placeholders})
+  set(stamp "${arg_OUT_DIR}/dump.stamp.json")
   add_test(NAME "${arg_NAME}"
     COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
       "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py"
-      --stamp "${arg_OUT_DIR}/dump.stamp.json" --
-      -q -p no:cacheprovider -p tileperf_dump.plugin --rootdir "${TILEPERF_PYTHON_DIR}/tileperf_dump"
-      "${TILEPERF_PYTHON_DIR}/tileperf_dump/dump_driver.py"
-      "--tileperf-source=${arg_SOURCE}" "--tileperf-configs=${configs}"
-      "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}"
-      ${placeholders})
+      --stamp "${stamp}" -- ${pytest_args})
+  _tileperf_batch_dump("${arg_BATCH}" "${arg_NAME}" "${stamp}" "${pythonpath}" "${arg_REQUIRES}"
+    ${pytest_args})
+  set(required ${arg_REQUIRES} ${_tileperf_batch_fixture})
   set_tests_properties("${arg_NAME}" PROPERTIES
     FIXTURES_SETUP "${arg_FIXTURE}" LABELS "${arg_LABELS}" TIMEOUT 600)
-  if(arg_REQUIRES)
-    set_tests_properties("${arg_NAME}" PROPERTIES FIXTURES_REQUIRED "${arg_REQUIRES}")
+  if(required)
+    set_tests_properties("${arg_NAME}" PROPERTIES FIXTURES_REQUIRED "${required}")
   endif()
 endfunction()
 

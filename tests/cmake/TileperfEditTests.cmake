@@ -70,7 +70,7 @@ function(_tileperf_add_edit_test patch)
     FIXTURES_SETUP "tileperf.edit.${name}" LABELS "selftest;edit")
   _tileperf_add_dump(NAME "dump.edit.${name}" SOURCE "${work}/${file_name}" OUT_DIR "${work}"
     FIXTURE "tileperf.dump.edit.${name}" REQUIRES "tileperf.edit.${name}"
-    CONFIGS ${configs} LABELS selftest edit)
+    CONFIGS ${configs} LABELS selftest edit BATCH edits)
 
   if(expect STREQUAL "no;change")
     set(kind noop)

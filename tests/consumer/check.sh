@@ -46,8 +46,8 @@ step_install() {
     -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
   grep -q "tileperf_DIR:PATH=$WORK/prefix/" "$build/CMakeCache.txt" ||
     fail "configured against another tileperf than the installed one"
-  [[ $(ctest --test-dir "$build" -N | tail -1) == "Total Tests: 7" ]] ||
-    fail "expected toolchain.probe, run.start, dump.scale and four perf tests"
+  [[ $(ctest --test-dir "$build" -N | tail -1) == "Total Tests: 8" ]] ||
+    fail "expected toolchain.probe, run.start, dump.batch.kernels, dump.scale and four perf tests"
 }
 
 step_baselines() {
@@ -199,7 +199,7 @@ step_subdirectory() {
     -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
   quiet cmake --build "$sub" -j "$(nproc)"
   quiet ctest --test-dir "$sub" -L perf
-  [[ $(ctest --test-dir "$sub" -N | tail -1) == "Total Tests: 7" ]] ||
+  [[ $(ctest --test-dir "$sub" -N | tail -1) == "Total Tests: 8" ]] ||
     fail "tileperf's own tests leaked into the consumer"
 }
 

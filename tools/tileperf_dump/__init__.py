@@ -449,6 +449,13 @@ def _kernel_placeholders(function, seen: set | None = None) -> list[str]:
     return found
 
 
+def preload() -> None:
+    """Imports what an export imports on first use (cuTile's compiler, which
+    ``export_kernel`` loads lazily), so that processes forked afterwards (the
+    batch of ``run_dump.py``) share it instead of importing it each."""
+    importlib.import_module("cuda.tile._compile")
+
+
 def _export(config: Config, where: str, bytecode_version: str) -> bytes:
     """One configuration's bytecode; cuTile's error about compiling a
     placeholder names the placeholders the kernel uses."""

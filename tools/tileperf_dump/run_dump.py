@@ -14,6 +14,18 @@ unchanged the export is skipped, in a fraction of the time: this script
 imports neither cuTile nor pytest before it knows it has work to do. Delete
 the stamp (or the output) to force an export.
 
+    python tools/tileperf_dump/run_dump.py --batch BATCH.json [--jobs N]
+
+exports, ahead of the per-file dump tests, every kernel file a batch file
+lists (written at configure time: the dump tests that share one Python and
+PYTHONPATH) whose stamp is not current. pytest and cuTile are imported once;
+each file is then exported in a process of its own forked from that one (up
+to N at a time), so that files cannot see each other's modules and a crash
+takes one file down, not the batch. Each export writes the same stamp its
+dump test would; the dump test then finds it current. A file whose export
+failed is left to its dump test, which repeats it alone and reports why:
+the batch fails only when it cannot run at all (an unreadable batch file).
+
 This file must not import tileperf_dump: that package imports cuTile.
 """
 
@@ -29,6 +41,7 @@ import tempfile
 from pathlib import Path
 
 STAMP_FORMAT = "tileperf-dump-stamp/1"
+BATCH_FORMAT = "tileperf-dump-batch/1"
 
 
 def _sha256(path: Path) -> str | None:
@@ -137,35 +150,152 @@ def _option(pytest_args: list[str], name: str) -> str | None:
     return None
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="run_dump.py")
-    parser.add_argument("--stamp", type=Path, required=True)
-    parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
-    pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
+def _export(stamp: Path, pytest_args: list[str]) -> int:
+    """The dump step of one kernel file: pytest unless the stamp is current."""
     out = _option(pytest_args, "--tileperf-out")
     if not out:
         print("run_dump.py: error: the pytest arguments give no --tileperf-out", file=sys.stderr)
         return 2
     out_dir = Path(out)
     context = _context(pytest_args)
-    fresh, why = _up_to_date(args.stamp, context)
+    fresh, why = _up_to_date(stamp, context)
     if fresh:
-        print(f"dump up to date ({args.stamp}): nothing that decides the bytecode changed")
+        print(f"dump up to date ({stamp}): nothing that decides the bytecode changed")
         return 0
     print(f"dumping: {why}")
-    # Run as a script, this file's folder leads sys.path: keep it off pytest's.
-    here = str(Path(__file__).resolve().parent)
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(here)]
-    args.stamp.unlink(missing_ok=True)  # a failed run must leave no stamp that vouches for it
+    stamp.unlink(missing_ok=True)  # a failed run must leave no stamp that vouches for it
     before = _snapshot(out_dir)
     import pytest
     code = pytest.main(pytest_args)
     if code == 0:
         written = _written_files(out_dir, before)
         if written:
-            _write_stamp(args.stamp, context, written)
+            _write_stamp(stamp, context, written)
     return int(code)
+
+
+def _leave_own_folder() -> None:
+    """Run as a script, this file's folder leads sys.path: keep it off pytest's."""
+    here = str(Path(__file__).resolve().parent)
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(here)]
+
+
+def _read_batch(path: Path) -> list[dict]:
+    """The entries of a batch file; exits with a located error when it is bad."""
+    def bad(where: str, what: str):
+        print(f"run_dump.py: error: {path}:{where}: {what}", file=sys.stderr)
+        sys.exit(2)
+    try:
+        batch = json.loads(path.read_text())
+    except OSError as e:
+        bad("0", f"cannot read: {e.strerror}")
+    except ValueError as e:
+        bad(str(getattr(e, "lineno", 0)), f"not JSON: {e}")
+    if not isinstance(batch, dict) or batch.get("format") != BATCH_FORMAT:
+        bad("format", f"expected \"{BATCH_FORMAT}\"")
+    entries = batch.get("entries")
+    if not isinstance(entries, list):
+        bad("entries", "expected a list")
+    for i, e in enumerate(entries):
+        ok = (isinstance(e, dict) and isinstance(e.get("test"), str) and isinstance(e.get("stamp"), str)
+              and isinstance(e.get("pytest_args"), list)
+              and all(isinstance(a, str) for a in e["pytest_args"]))
+        if not ok:
+            bad(f"entries[{i}]", "expected {\"test\": str, \"stamp\": str, \"pytest_args\": [str]}")
+    return entries
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no output)"
+
+
+def _batch(path: Path, jobs: int) -> int:
+    entries = _read_batch(path)
+    stale = []
+    for e in entries:
+        args = e["pytest_args"]
+        out = _option(args, "--tileperf-out")
+        fresh, _ = _up_to_date(Path(e["stamp"]), _context(args)) if out else (False, "")
+        if not fresh:
+            stale.append(e)
+    print(f"{len(entries)} kernel file(s), {len(entries) - len(stale)} up to date, "
+          f"{len(stale)} to export")
+    if not stale:
+        return 0
+    _leave_own_folder()
+    # What every export imports first, once for all of them.
+    import pytest  # noqa: F401
+    try:
+        import tileperf_dump
+        tileperf_dump.preload()
+    except Exception:  # noqa: BLE001 - each export then says what is wrong itself
+        pass
+    running: dict[int, tuple[dict, Path]] = {}
+    failed = 0
+
+    def reap() -> None:
+        nonlocal failed
+        pid, status = os.wait()
+        entry, log = running.pop(pid)
+        code = os.waitstatus_to_exitcode(status)
+        if code == 0:
+            print(f"  {entry['test']}: exported")
+        else:
+            failed += 1
+            print(f"  {entry['test']}: failed (exit {code}); the test repeats it alone and "
+                  f"reports why. Its output ({log}):\n{_tail(log)}")
+
+    for entry in stale:
+        while len(running) >= jobs:
+            reap()
+        stamp = Path(entry["stamp"])
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        log = stamp.with_name(stamp.name + ".batch.log")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                os.dup2(fd, 1)
+                os.dup2(fd, 2)
+                code = _export(stamp, entry["pytest_args"])
+            except BaseException:  # anything: this process only reports it
+                import traceback
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        running[pid] = (entry, log)
+    while running:
+        reap()
+    print(f"{len(stale) - failed} exported, {failed} left to their own dump test")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="run_dump.py")
+    parser.add_argument("--stamp", type=Path)
+    parser.add_argument("--batch", type=Path)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
+    if args.batch:
+        if args.stamp or pytest_args:
+            parser.error("--batch takes no --stamp and no pytest arguments")
+        if args.jobs < 1:
+            parser.error("--jobs must be at least 1")
+        return _batch(args.batch, args.jobs)
+    if not args.stamp:
+        parser.error("give --stamp and pytest arguments, or --batch")
+    _leave_own_folder()
+    return _export(args.stamp, pytest_args)
 
 
 if __name__ == "__main__":

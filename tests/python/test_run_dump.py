@@ -1,0 +1,164 @@
+"""The dump step as the tests run it (tools/tileperf_dump/run_dump.py): the
+stamp that skips an export when nothing deciding the bytecode changed, and
+the batch that exports many kernel files from one Python start."""
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+TOP = Path(__file__).resolve().parents[2]
+TOOLS = TOP / "tools"
+RUN_DUMP = TOOLS / "tileperf_dump" / "run_dump.py"
+KERNELS = TOP / "kernels"
+
+# A kernel whose tile size comes from a helper module beside it.
+KERNEL = """import cuda.tile as ct
+from tileperf_dump import Config, array
+from helper import TILE
+
+
+@ct.kernel
+def scale(x, y, T: ct.Constant[int]):
+    b = ct.bid(0)
+    t = ct.load(x, index=(b,), shape=(T,))
+    ct.store(y, index=(b,), tile=t * 2)
+
+
+CONFIGS = {"f32": Config(scale, [array(ct.float32, 1), array(ct.float32, 1), TILE])}
+"""
+
+
+def pytest_args(source: Path, out: Path, configs: str = "") -> list[str]:
+    return ["-q", "-p", "no:cacheprovider", "-p", "tileperf_dump.plugin",
+            "--rootdir", str(TOOLS / "tileperf_dump"), str(TOOLS / "tileperf_dump" / "dump_driver.py"),
+            f"--tileperf-source={source}", f"--tileperf-configs={configs}",
+            f"--tileperf-out={out}", "--tileperf-bytecode-version=13.4"]
+
+
+def env() -> dict:
+    e = {k: v for k, v in os.environ.items() if k != "CUDA_HOME"}
+    e["PYTHONPATH"] = str(TOOLS)
+    return e
+
+
+def dump(stamp: Path, args: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(RUN_DUMP), "--stamp", str(stamp), "--", *args],
+                          capture_output=True, text=True, env=env())
+
+
+def batch(path: Path, entries: list[dict], *extra: str) -> subprocess.CompletedProcess:
+    path.write_text(json.dumps({"format": "tileperf-dump-batch/1", "entries": entries}))
+    return subprocess.run([sys.executable, str(RUN_DUMP), "--batch", str(path), *extra],
+                          capture_output=True, text=True, env=env())
+
+
+def kernel_dir(root: Path, tile: int) -> Path:
+    root.mkdir(parents=True)
+    (root / "k.py").write_text(KERNEL)
+    (root / "helper.py").write_text(f"TILE = {tile}\n")
+    return root
+
+
+def test_an_unchanged_kernel_is_not_exported_again(tmp_path):
+    src = kernel_dir(tmp_path / "src", 128)
+    out, stamp = tmp_path / "out", tmp_path / "out" / "dump.stamp.json"
+    args = pytest_args(src / "k.py", out)
+    first = dump(stamp, args)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "dumping: no stamp" in first.stdout
+    inputs = json.loads(stamp.read_text())["inputs"]
+    assert str(src / "k.py") in inputs and str(src / "helper.py") in inputs
+    assert dump(stamp, args).stdout.startswith("dump up to date")
+    # The helper the kernel imports decides the bytecode too.
+    (src / "helper.py").write_text("TILE = 256\n")
+    again = dump(stamp, args)
+    assert f"dumping: {src / 'helper.py'} changed" in again.stdout
+    assert dump(stamp, args).stdout.startswith("dump up to date")
+    # So do the arguments.
+    assert "arguments" in dump(stamp, pytest_args(src / "k.py", out, "f32")).stdout
+
+
+def test_a_failed_export_leaves_no_stamp(tmp_path):
+    src = kernel_dir(tmp_path / "src", 128)
+    out, stamp = tmp_path / "out", tmp_path / "out" / "dump.stamp.json"
+    assert dump(stamp, pytest_args(src / "k.py", out)).returncode == 0
+    (src / "k.py").write_text(KERNEL.replace("t * 2", "t * undefined_name"))
+    failed = dump(stamp, pytest_args(src / "k.py", out))
+    assert failed.returncode != 0
+    assert not stamp.exists()
+
+
+def test_the_batch_exports_each_file_in_isolation(tmp_path):
+    """Two kernel files with a helper of the same name and different
+    contents, and one file that fails: each good file is exported with its
+    own helper and stamped as its own dump test would stamp it; the bad one
+    is left to its dump test, and the batch itself passes."""
+    a, b = kernel_dir(tmp_path / "a", 128), kernel_dir(tmp_path / "b", 512)
+    bad = kernel_dir(tmp_path / "bad", 64)
+    (bad / "k.py").write_text(KERNEL.replace("t * 2", "t * undefined_name"))
+    entries = [{"test": f"dump.{d.name}", "stamp": str(tmp_path / "out" / d.name / "dump.stamp.json"),
+                "pytest_args": pytest_args(d / "k.py", tmp_path / "out" / d.name)} for d in (a, b, bad)]
+    r = batch(tmp_path / "batch.json", entries, "--jobs", "2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "3 kernel file(s), 0 up to date, 3 to export" in r.stdout
+    assert "dump.a: exported" in r.stdout and "dump.b: exported" in r.stdout
+    assert "dump.bad: failed" in r.stdout and "undefined_name" in r.stdout
+    assert "2 exported, 1 left to their own dump test" in r.stdout
+    for d in (a, b):
+        inputs = json.loads(Path(entries[0 if d is a else 1]["stamp"]).read_text())["inputs"]
+        assert str(d / "helper.py") in inputs
+        assert not any(str(other) in name for name in inputs for other in ({a, b, bad} - {d}))
+    # Each with its own helper's tile size.
+    assert (tmp_path / "out/a/f32.tileirbc").read_bytes() != (tmp_path / "out/b/f32.tileirbc").read_bytes()
+    # The dump tests then find their stamps current; the bad one fails alone.
+    for e in entries[:2]:
+        assert dump(Path(e["stamp"]), e["pytest_args"]).stdout.startswith("dump up to date")
+    assert dump(Path(entries[2]["stamp"]), entries[2]["pytest_args"]).returncode != 0
+    again = batch(tmp_path / "batch.json", entries)
+    assert "3 kernel file(s), 2 up to date, 1 to export" in again.stdout
+
+
+def test_batch_and_single_exports_are_byte_identical(tmp_path):
+    """Every shipped kernel file, exported by the batch and by its own dump
+    step: the same bytecode and records, file for file."""
+    sources = sorted(p for p in KERNELS.glob("*.py") if "\nCONFIGS = " in p.read_text())
+    assert len(sources) >= 12
+    entries = [{"test": f"dump.{s.stem}", "stamp": str(tmp_path / "batch" / s.stem / "dump.stamp.json"),
+                "pytest_args": pytest_args(s, tmp_path / "batch" / s.stem)} for s in sources]
+    r = batch(tmp_path / "batch.json", entries)
+    assert f"{len(sources)} exported, 0 left" in r.stdout, r.stdout + r.stderr
+    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        singles = list(pool.map(lambda s: dump(tmp_path / "single" / s.stem / "dump.stamp.json",
+                                               pytest_args(s, tmp_path / "single" / s.stem)), sources))
+    for s, single in zip(sources, singles):
+        assert single.returncode == 0, single.stdout + single.stderr
+        names = sorted(p.name for p in (tmp_path / "single" / s.stem).glob("*.tileirbc*"))
+        assert names and names == sorted(p.name for p in (tmp_path / "batch" / s.stem).glob("*.tileirbc*"))
+        for name in names:
+            one, other = (tmp_path / d / s.stem / name for d in ("single", "batch"))
+            if name.endswith(".json"):  # the records differ in the export's seconds only
+                x, y = (json.loads(p.read_text()) for p in (one, other))
+                x.pop("seconds"), y.pop("seconds")
+                assert x == y, f"{s.stem}/{name}"
+            else:
+                assert one.read_bytes() == other.read_bytes(), f"{s.stem}/{name}"
+
+
+@pytest.mark.parametrize("content, where", [
+    ("not json", ":1: not JSON"),
+    ('{"format": "other", "entries": []}', ":format: expected"),
+    ('{"format": "tileperf-dump-batch/1", "entries": {}}', ":entries: expected a list"),
+    ('{"format": "tileperf-dump-batch/1", "entries": [{"test": "x"}]}', ":entries[0]: expected"),
+])
+def test_a_bad_batch_file_is_a_located_error(tmp_path, content, where):
+    path = tmp_path / "batch.json"
+    path.write_text(content)
+    r = subprocess.run([sys.executable, str(RUN_DUMP), "--batch", str(path)],
+                       capture_output=True, text=True, env=env())
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"run_dump.py: error: {path}{where}"), r.stderr
