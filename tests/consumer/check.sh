@@ -14,6 +14,7 @@
 #                           toolchain's Python: every test ends toolchain changed,
 #                           nothing is written, summary and preview review it as one
 #   check.sh interrupted    killing updates half way leaves every baseline whole
+#   check.sh cache          tileperf cache: the build's result cache counted and pruned
 #   check.sh subdirectory   the same project through add_subdirectory(tileperf)
 #   check.sh missing_tools  configured without the toolchain: not run, with the
 #                           reason; a failure when CI is set
@@ -26,7 +27,7 @@ src=$WORK/src
 build=$WORK/build
 tileperf=$WORK/prefix/bin/tileperf
 baselines=$src/baselines/scale
-unset TILEPERF_UPDATE_BASELINES TILEPERF_FILTER TILEPERF_LABEL
+unset TILEPERF_UPDATE_BASELINES TILEPERF_FILTER TILEPERF_LABEL TILEPERF_CACHE_DIR
 
 fail() { echo "check.sh $step: $*" >&2; exit 1; }
 quiet() { "$@" >"$WORK/last.log" 2>&1 || { cat "$WORK/last.log"; return 1; }; }
@@ -192,6 +193,24 @@ step_interrupted() {
   done
 }
 
+# The build's result cache, pruned: what it holds, nothing removed within the
+# limits, everything past them; the gate then fills it again.
+step_cache() {
+  local cache=$build/tileperf/cache
+  ctest --test-dir "$build" -L perf >"$WORK/last.log" 2>&1 || true  # verdicts do not matter here
+  "$tileperf" cache "$cache" >"$WORK/cache.log"
+  grep -q "^$cache: 4 entries, [0-9.]* MB; 0 unfinished" "$WORK/cache.log" || fail "not 4 entries: $(cat "$WORK/cache.log")"
+  "$tileperf" cache "$cache" --max-age 1d --max-size 1G >"$WORK/cache.log"
+  grep -q "kept 4 entries, .*; removed 0 entries" "$WORK/cache.log" || fail "a prune within the limits removed entries: $(cat "$WORK/cache.log")"
+  TILEPERF_CACHE_DIR=$cache "$tileperf" cache --max-size 0 >"$WORK/cache.log"
+  grep -q "kept 0 entries, 0.0 MB; removed 4 entries" "$WORK/cache.log" || fail "--max-size 0 kept entries: $(cat "$WORK/cache.log")"
+  ctest --test-dir "$build" -L perf -V >"$WORK/last.log" 2>&1 || true
+  grep -q "perf.scale.f16_512.sm_120: [a-z ]* .*(dump" "$WORK/last.log" ||
+    fail "the gate did not run after a prune: $(cat "$WORK/last.log")"
+  grep -q "(cached" "$WORK/last.log" && fail "a check was served from a pruned cache"
+  "$tileperf" cache "$cache" | grep -q ": 4 entries" || fail "the gate did not fill the pruned cache again"
+}
+
 step_subdirectory() {
   local sub=$WORK/build-subdirectory
   rm -rf "$sub"
@@ -228,6 +247,6 @@ step_missing_tools() {
   return 0
 }
 
-step=${1:?usage: check.sh install|baselines|measurements|partial|shards|candidate|interrupted|subdirectory|missing_tools}
+step=${1:?usage: check.sh install|baselines|measurements|partial|shards|candidate|interrupted|cache|subdirectory|missing_tools}
 "step_$step"
 echo "check.sh $step: ok"

@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "cache.h"
 #include "sha256.h"
@@ -102,4 +104,80 @@ BOOST_AUTO_TEST_CASE(an_empty_folder_turns_the_cache_off) {
   BOOST_TEST(!off.enabled());
   off.store(std::string(64, 'd'), {});
   BOOST_TEST(!off.fetch(std::string(64, 'd'), {}));
+}
+
+BOOST_AUTO_TEST_CASE(sizes_and_ages_are_read_with_their_units) {
+  BOOST_TEST(parse_size("4096").value() == 4096u);
+  BOOST_TEST(parse_size("500M").value() == 500ull << 20);
+  BOOST_TEST(parse_size("2G").value() == 2ull << 30);
+  BOOST_TEST(parse_size("1.5K").value() == 1536u);
+  BOOST_TEST(parse_duration("0").value() == 0);
+  BOOST_TEST(parse_duration("90m").value() == 5400);
+  BOOST_TEST(parse_duration("30d").value() == 30 * 86400);
+  BOOST_TEST(parse_duration("12h").value() == 12 * 3600);
+  for (const char* bad : {"", "G", "-1", "2GB", "1..5", ".5", "5.", "1e9", "9999999999T", " 5"}) {
+    BOOST_TEST_CONTEXT(bad) {
+      BOOST_TEST(!parse_size(bad));
+      BOOST_TEST(!parse_duration(bad));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_prune_keeps_the_entries_used_last) {
+  TempDir t;
+  std::string dir = (t.path / "cache").string();
+  ResultCache cache(dir);
+  auto now = fs::file_time_type::clock::now();
+  std::vector<std::string> keys;
+  // Five entries of 1000 bytes, used 1 to 5 days ago (key 0 most recently).
+  for (int i = 0; i < 5; ++i) {
+    keys.push_back(std::string(64, static_cast<char>('a' + i)));
+    cache.store(keys.back(), {{"cubin", t.file("in.cubin", std::string(1000, 'x'))}});
+    fs::last_write_time(cache.entry_dir(keys.back()), now - std::chrono::hours(24 * (i + 1)));
+  }
+  // A fill that never finished two hours ago, and one still being written.
+  fs::create_directories(fs::path(dir) / "v1" / "tmp" / "old.1");
+  fs::last_write_time(fs::path(dir) / "v1" / "tmp" / "old.1", now - std::chrono::hours(2));
+  fs::create_directories(fs::path(dir) / "v1" / "tmp" / "new.2");
+  auto before = cache_usage(dir);
+  BOOST_TEST(before.entries == 5u);
+  BOOST_TEST(before.leftovers == 2u);
+
+  // Only the limits asked for: nothing is older than a week.
+  auto none = prune_cache(dir, {.max_age_seconds = 7 * 86400, .max_bytes = std::nullopt}, now);
+  BOOST_TEST(none.kept.entries == 5u);
+  BOOST_TEST(none.removed.entries == 0u);
+  BOOST_TEST(none.removed.leftovers == 1u);  // the unfinished fill of two hours ago
+  BOOST_TEST(fs::exists(fs::path(dir) / "v1" / "tmp" / "new.2"));
+
+  // A hit marks its entry used: the oldest becomes the newest.
+  BOOST_TEST(cache.fetch(keys[4], {{"cubin", (t.path / "out.cubin").string()}}));
+  std::uint64_t entry = before.bytes / 5;  // the file and the manifest
+  BOOST_TEST(entry > 1000u);
+  auto pruned = prune_cache(dir, {.max_age_seconds = 3 * 86400 + 60, .max_bytes = entry * 5 / 2},
+                            now + std::chrono::seconds(1));
+  // Kept: keys[4] (just used) and keys[0]; keys[1] and keys[2] would pass 2.5
+  // entries' size, keys[3] is older than the age limit.
+  BOOST_TEST(pruned.kept.entries == 2u);
+  BOOST_TEST(pruned.kept.bytes == 2 * entry);
+  BOOST_TEST(pruned.removed.entries == 3u);
+  BOOST_TEST(pruned.removed.bytes == 3 * entry);
+  BOOST_TEST(fs::exists(cache.entry_dir(keys[4])));
+  BOOST_TEST(fs::exists(cache.entry_dir(keys[0])));
+  for (int i : {1, 2, 3}) BOOST_TEST(!fs::exists(cache.entry_dir(keys[static_cast<std::size_t>(i)])));
+  BOOST_TEST(!cache.fetch(keys[2], {{"cubin", (t.path / "out.cubin").string()}}));
+  BOOST_TEST(cache.fetch(keys[0], {{"cubin", (t.path / "out.cubin").string()}}));
+  // Nothing set aside is left behind.
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    BOOST_TEST(e.path().string().find(".pruned.") == std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_cache_folder_holds_nothing) {
+  TempDir t;
+  auto u = cache_usage((t.path / "absent").string());
+  BOOST_TEST(u.entries == 0u);
+  auto r = prune_cache((t.path / "absent").string(), {.max_age_seconds = 0, .max_bytes = 0},
+                       fs::file_time_type::clock::now());
+  BOOST_TEST(r.removed.entries == 0u);
 }

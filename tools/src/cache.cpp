@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -96,9 +99,15 @@ bool ResultCache::fetch(const std::string& key,
     discard(dir);
     return false;
   }
-  for (const auto& [name, dest] : destinations) {
-    write_file_atomic(dest, read_file((dir / name).string()));
+  try {
+    for (const auto& [name, dest] : destinations) {
+      write_file_atomic(dest, read_file((dir / name).string()));
+    }
+  } catch (const InputError&) {
+    return false;  // pruned while it was read: the tools make the files anew
   }
+  std::error_code ec;
+  fs::last_write_time(dir, fs::file_time_type::clock::now(), ec);  // used: kept by a prune
   return true;
 }
 
@@ -120,6 +129,151 @@ void ResultCache::store(const std::string& key, const std::map<std::string, std:
   std::error_code ec;
   fs::rename(tmp, final_dir, ec);  // another writer may have won: its entry is as good
   if (ec) fs::remove_all(tmp, ec);
+}
+
+namespace {
+
+struct Entry {
+  fs::path dir;
+  std::uint64_t bytes = 0;
+  fs::file_time_type used;
+};
+
+std::uint64_t folder_bytes(const fs::path& dir) {
+  std::uint64_t bytes = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) {
+      auto n = it->file_size(size_ec);
+      if (!size_ec) bytes += n;
+    }
+  }
+  return bytes;
+}
+
+// Whole entries (<dir>/v1/<xx>/<key>) and leftovers (<dir>/v1/tmp/*, and
+// entries set aside as damaged).
+void scan(const fs::path& root, std::vector<Entry>& entries, std::vector<Entry>& leftovers) {
+  std::error_code ec;
+  fs::path v1 = root / "v1";
+  if (!fs::is_directory(v1, ec)) return;
+  for (const auto& shard : fs::directory_iterator(v1, ec)) {
+    if (!shard.is_directory()) continue;
+    for (const auto& e : fs::directory_iterator(shard.path(), ec)) {
+      std::error_code t_ec;
+      auto used = fs::last_write_time(e.path(), t_ec);
+      if (t_ec) continue;  // removed meanwhile
+      Entry entry{e.path(), folder_bytes(e.path()), used};
+      bool whole = shard.path().filename() != "tmp" &&
+                   e.path().filename().string().find('.') == std::string::npos;
+      (whole ? entries : leftovers).push_back(std::move(entry));
+    }
+  }
+}
+
+void remove_entry(const fs::path& dir) {
+  std::error_code ec;
+  fs::path aside = dir.string() + ".pruned." + unique_suffix();
+  fs::rename(dir, aside, ec);
+  if (!ec) fs::remove_all(aside, ec);
+}
+
+void count(CacheUsage& usage, const Entry& e) {
+  ++usage.entries;
+  usage.bytes += e.bytes;
+}
+
+}  // namespace
+
+CacheUsage cache_usage(const std::string& dir) {
+  std::vector<Entry> entries, leftovers;
+  scan(dir, entries, leftovers);
+  CacheUsage usage;
+  for (const auto& e : entries) count(usage, e);
+  usage.leftovers = leftovers.size();
+  return usage;
+}
+
+PruneResult prune_cache(const std::string& dir, const PruneLimits& limits,
+                        fs::file_time_type now) {
+  std::vector<Entry> entries, leftovers;
+  scan(dir, entries, leftovers);
+  PruneResult result;
+  for (const auto& e : leftovers) {
+    if (now - e.used > std::chrono::hours(1)) {
+      remove_entry(e.dir);
+      ++result.removed.leftovers;
+    } else {
+      ++result.kept.leftovers;
+    }
+  }
+  // Most recently used first; ties by name, so that a prune is reproducible.
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.used != b.used ? a.used > b.used : a.dir < b.dir;
+  });
+  for (const auto& e : entries) {
+    bool too_old = limits.max_age_seconds &&
+                   now - e.used > std::chrono::seconds(*limits.max_age_seconds);
+    bool too_big = limits.max_bytes && result.kept.bytes + e.bytes > *limits.max_bytes;
+    if (too_old || too_big) {
+      remove_entry(e.dir);
+      count(result.removed, e);
+    } else {
+      count(result.kept, e);
+    }
+  }
+  return result;
+}
+
+namespace {
+
+// A decimal number with at most one point; nullopt when malformed.
+std::optional<double> parse_decimal(std::string_view s) {
+  if (s.empty() || s.size() > 20) return std::nullopt;
+  bool point = false;
+  for (char c : s) {
+    if (c == '.' && !point) {
+      point = true;
+    } else if (!is_digit(c)) {
+      return std::nullopt;
+    }
+  }
+  if (s.front() == '.' || s.back() == '.') return std::nullopt;
+  return std::stod(std::string(s));
+}
+
+std::optional<double> parse_with_unit(std::string_view text, std::string_view units,
+                                      const double* factors) {
+  if (text.empty()) return std::nullopt;
+  double factor = 1;
+  std::size_t unit = units.find(text.back());
+  if (unit != std::string_view::npos) {
+    factor = factors[unit];
+    text.remove_suffix(1);
+  }
+  auto v = parse_decimal(text);
+  if (!v) return std::nullopt;
+  double value = *v * factor;
+  if (value >= 9.0e18) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  static const double kFactors[] = {1024.0, 1024.0 * 1024, 1024.0 * 1024 * 1024,
+                                    1024.0 * 1024 * 1024 * 1024};
+  auto v = parse_with_unit(text, "KMGT", kFactors);
+  if (!v) return std::nullopt;
+  return static_cast<std::uint64_t>(*v);
+}
+
+std::optional<std::int64_t> parse_duration(std::string_view text) {
+  static const double kFactors[] = {1, 60, 3600, 86400};
+  auto v = parse_with_unit(text, "smhd", kFactors);
+  if (!v) return std::nullopt;
+  return static_cast<std::int64_t>(*v);
 }
 
 std::string cache_dir_from_environment(const std::string& fallback) {

@@ -13,8 +13,12 @@
 // (damaged, or written by something else) is removed and counted as a miss.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace tileperf {
 
@@ -44,6 +48,40 @@ class ResultCache {
  private:
   std::string dir_;
 };
+
+// What a cache folder holds: whole entries, their bytes, and leftovers of
+// fills that never finished (temporary folders, damaged entries set aside).
+struct CacheUsage {
+  std::size_t entries = 0;
+  std::uint64_t bytes = 0;
+  std::size_t leftovers = 0;
+};
+
+// Which entries prune_cache keeps: those used (filled or read) within
+// `max_age_seconds` of `now`, then the most recently used ones up to
+// `max_bytes`. Unset: no limit of that kind.
+struct PruneLimits {
+  std::optional<std::int64_t> max_age_seconds;
+  std::optional<std::uint64_t> max_bytes;
+};
+
+struct PruneResult {
+  CacheUsage kept;
+  CacheUsage removed;  // leftovers: those older than an hour, which no fill still writes
+};
+
+// A hit marks its entry used (the folder's modification time), so that the
+// entries a pruned cache keeps are those the latest runs needed. An entry
+// is moved aside before it is deleted: a check reading it then finds no
+// entry, or a whole one.
+CacheUsage cache_usage(const std::string& dir);
+PruneResult prune_cache(const std::string& dir, const PruneLimits& limits,
+                        std::filesystem::file_time_type now);
+
+// "500M", "2G", "1.5G", "4096" (bytes; K, M, G, T are powers of 1024) -> bytes;
+// "30d", "12h", "90m", "0" (seconds) -> seconds. nullopt when malformed.
+std::optional<std::uint64_t> parse_size(std::string_view text);
+std::optional<std::int64_t> parse_duration(std::string_view text);
 
 // The cache folder a check uses: TILEPERF_CACHE_DIR when set ("off" turns the
 // cache off), else `fallback`.

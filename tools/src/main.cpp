@@ -35,6 +35,7 @@ const Subcommand kSubcommands[] = {
     {"toolchain", "probe the tools once into the record every test of a run reads", run_toolchain},
     {"progress", "one line per finished test of ctest's output, with [n/N], state and key metrics", run_progress},
     {"run-start", "write the record of a new run, which each check of the run stamps", run_run_start},
+    {"cache", "what a result cache holds; prune it to the entries recent runs used", run_cache},
     {"preview", "a toolchain bump as one review: what the new toolchain moves, per verdict and metric",
      run_preview},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
