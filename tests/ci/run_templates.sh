@@ -133,6 +133,7 @@ run_github() {
   local report_ws
   report_ws=$(workspace report)
   local shard total=0 ws jobdir kept
+  local -a kept_by_shard
   for shard in $(seq "$shards"); do
     ws=$(workspace "shard-$shard")
     jobdir=$work/jobs/gate-$shard
@@ -145,6 +146,7 @@ run_github() {
     [[ $shard != 1 || -n $(ls "$ws/.tileperf/cache") ]] || fail "shard 1 left its result cache empty"
     check_shard "$ws/tileperf-shard/$shard" "$shard" 4242-1
     total=$((total + kept))
+    kept_by_shard[$shard]=$kept
     mkdir -p "$report_ws/tileperf-shard"
     cp -r "$ws/tileperf-shard/$shard" "$report_ws/tileperf-shard/"
   done
@@ -169,7 +171,9 @@ run_github() {
     bash "$jobdir/run.sh") >"$work/last.log" 2>&1; then
     fail "the report job passed without shard 2's results"
   fi
-  grep -q "incomplete: 3 of 4 expected results found (1 missing)" "$partial/report.md" ||
+  local missing=${kept_by_shard[2]}
+  [[ $missing -gt 0 ]] || fail "shard 2 kept no result, so none can be missing without it"
+  grep -q "incomplete: $((4 - missing)) of 4 expected results found ($missing missing)" "$partial/report.md" ||
     fail "the report does not say a result is missing: $(head -20 "$partial/report.md")"
   grep -q "incomplete" "$jobdir/summary-partial" || fail "the job summary of an incomplete run is missing"
   # No shard kept anything: the job fails and says so.

@@ -106,7 +106,7 @@ def test_the_batch_exports_each_file_in_isolation(tmp_path):
     r = batch(tmp_path / "batch.json", entries, "--jobs", "2")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "3 kernel file(s), 0 up to date, 3 to export" in r.stdout
-    assert "dump.a: exported" in r.stdout and "dump.b: exported" in r.stdout
+    assert "dump.a: exported in " in r.stdout and "dump.b: exported in " in r.stdout
     assert "dump.bad: failed" in r.stdout and "undefined_name" in r.stdout
     assert "2 exported, 1 left to their own dump test" in r.stdout
     for d in (a, b):

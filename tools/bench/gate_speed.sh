@@ -108,12 +108,20 @@ clear_outputs() {
 # share <junit> <kernel>: the kernel's share of the run's summed test time.
 share() {
   "$python" - "$1" "$2" <<'EOF'
-import sys, xml.etree.ElementTree as ET
+import re, sys, xml.etree.ElementTree as ET
 cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
 total = mine = 0.0
 for c in cases:
     t, name = float(c.get("time", 0)), c.get("name")
-    if name.startswith("perf.") or name.startswith("dump."):
+    if name.startswith("dump.batch."):
+        # The batch exported every kernel file: the kernel's part of its time,
+        # in proportion to the seconds of each file's export it reports.
+        total += t
+        out = c.findtext("system-out") or ""
+        took = {m[0]: float(m[1]) for m in re.findall(r"dump\.(\w+): exported in ([0-9.]+) s", out)}
+        if took.get(sys.argv[2]):
+            mine += t * took[sys.argv[2]] / sum(took.values())
+    elif name.startswith("perf.") or name.startswith("dump."):
         total += t
         if name.split(".")[1] == sys.argv[2]:
             mine += t

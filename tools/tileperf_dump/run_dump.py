@@ -38,6 +38,7 @@ import os
 import sys
 import sysconfig
 import tempfile
+import time
 from pathlib import Path
 
 STAMP_FORMAT = "tileperf-dump-stamp/1"
@@ -233,16 +234,16 @@ def _batch(path: Path, jobs: int) -> int:
         tileperf_dump.preload()
     except Exception:  # noqa: BLE001 - each export then says what is wrong itself
         pass
-    running: dict[int, tuple[dict, Path]] = {}
+    running: dict[int, tuple[dict, Path, float]] = {}
     failed = 0
 
     def reap() -> None:
         nonlocal failed
         pid, status = os.wait()
-        entry, log = running.pop(pid)
+        entry, log, started = running.pop(pid)
         code = os.waitstatus_to_exitcode(status)
         if code == 0:
-            print(f"  {entry['test']}: exported")
+            print(f"  {entry['test']}: exported in {time.monotonic() - started:.2f} s")
         else:
             failed += 1
             print(f"  {entry['test']}: failed (exit {code}); the test repeats it alone and "
@@ -271,7 +272,7 @@ def _batch(path: Path, jobs: int) -> int:
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)
-        running[pid] = (entry, log)
+        running[pid] = (entry, log, time.monotonic())
     while running:
         reap()
     print(f"{len(stale) - failed} exported, {failed} left to their own dump test")
