@@ -101,7 +101,7 @@ bool ResultCache::fetch(const std::string& key,
   }
   try {
     for (const auto& [name, dest] : destinations) {
-      write_file_atomic(dest, read_file((dir / name).string()));
+      write_file_atomic(dest, read_file((dir / name).string()), Durability::kRenamed);
     }
   } catch (const InputError&) {
     return false;  // pruned while it was read: the tools make the files anew
@@ -121,10 +121,10 @@ void ResultCache::store(const std::string& key, const std::map<std::string, std:
                              {"files", nlohmann::json::object()}};
   for (const auto& [name, path] : files) {
     std::string data = read_file(path);
-    write_file_atomic((tmp / name).string(), data);
+    write_file_atomic((tmp / name).string(), data, Durability::kRenamed);
     manifest["files"][name] = {{"bytes", data.size()}, {"sha256", sha256_hex(data)}};
   }
-  write_file_atomic((tmp / "manifest.json").string(), manifest.dump(2) + "\n");
+  write_file_atomic((tmp / "manifest.json").string(), manifest.dump(2) + "\n", Durability::kRenamed);
   fs::create_directories(final_dir.parent_path());
   std::error_code ec;
   fs::rename(tmp, final_dir, ec);  // another writer may have won: its entry is as good

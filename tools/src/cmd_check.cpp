@@ -176,7 +176,7 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
     fs::path here = fs::path(source_dir(dump)) / name;
     if (!source_dir(dump).empty() && fs::exists(here)) path = here.string();
   }
-  write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m));
+  write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m), Durability::kRenamed);
   result.seconds["extract"] = since(t);
   for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
   return m;
@@ -335,7 +335,7 @@ std::string timing_text(const TestResult& r) {
 
 void finish(const CheckOptions& o, TestResult& result, const std::string& report,
             bool print_message = true) {
-  write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n");
+  write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n", Durability::kRenamed);
   std::string timing = timing_text(result);
   fmt::print("{}: {}{}{}\n", result.id.name(), state_name(result.state), format_key_metrics(result.key_metrics),
              timing.empty() ? "" : " (" + timing + ")");

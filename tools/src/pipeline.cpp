@@ -173,9 +173,9 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
   o.res_usage_name = keep ? keep_prefix + ".res-usage.txt" : "cuobjdump -res-usage " + cubin;
   o.tileir_name = keep ? keep_prefix + ".tileir" : "tileirdisasm " + bytecode;
   if (keep) {
-    write_file_atomic(o.sass_name, o.sass_text);
-    write_file_atomic(o.res_usage_name, o.res_usage_text);
-    write_file_atomic(o.tileir_name, o.tileir_text);
+    write_file_atomic(o.sass_name, o.sass_text, Durability::kRenamed);
+    write_file_atomic(o.res_usage_name, o.res_usage_text, Durability::kRenamed);
+    write_file_atomic(o.tileir_name, o.tileir_text, Durability::kRenamed);
   }
   return o;
 }

@@ -109,7 +109,7 @@ std::string read_file(const std::string& path) {
   return out;
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
+void write_file_atomic(const std::string& path, const std::string& content, Durability durability) {
   namespace fs = std::filesystem;
   fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
@@ -119,7 +119,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   if (fd < 0) throw InputError(tmp, 0, std::string("cannot create: ") + std::strerror(errno));
   try {
     write_all(fd, content, tmp);
-    if (::fsync(fd) != 0) throw InputError(tmp, 0, std::string("cannot sync: ") + std::strerror(errno));
+    if (durability == Durability::kSynced && ::fsync(fd) != 0) throw InputError(tmp, 0, std::string("cannot sync: ") + std::strerror(errno));
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());

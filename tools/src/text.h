@@ -26,10 +26,19 @@ inline constexpr std::uint64_t kMaxInputBytes = std::uint64_t(256) << 20;
 // it is a folder, or when it is larger than kMaxInputBytes.
 std::string read_file(const std::string& path);
 
+// Whether write_file_atomic flushes the file to disk before the rename:
+// kSynced for what a power loss must not take (baselines, run and toolchain
+// records, reports), kRenamed for build outputs that a later run remakes or
+// checks (work-folder copies of cache entries, metrics, results, cache
+// entries, whose manifest records each file's SHA-256).
+enum class Durability { kSynced, kRenamed };
+
 // Writes `content` to `path` atomically: a temporary file `<path>.tmp.<pid>`
-// in the same folder, flushed to disk, then renamed over the target. A reader
-// sees the old file or the new one, never a partial one. Temporaries of the
-// same target left by a process that no longer runs are removed.
-void write_file_atomic(const std::string& path, const std::string& content);
+// in the same folder, flushed to disk (kSynced), then renamed over the
+// target. A reader, or a process killed half way, sees the old file or the
+// new one, never a partial one. Temporaries of the same target left by a
+// process that no longer runs are removed.
+void write_file_atomic(const std::string& path, const std::string& content,
+                       Durability durability = Durability::kSynced);
 
 }  // namespace tileperf
