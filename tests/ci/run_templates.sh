@@ -144,6 +144,7 @@ run_github() {
       bash "$jobdir/run.sh") >"$work/last.log" 2>&1 || { cat "$work/last.log"; fail "the gate's shard $shard failed"; }
     grep -q "^TILEPERF_CACHE_DIR=$ws/.tileperf/cache$" "$jobdir/env" || fail "TILEPERF_CACHE_DIR is not the workspace's"
     [[ $shard != 1 || -n $(ls "$ws/.tileperf/cache") ]] || fail "shard 1 left its result cache empty"
+    grep -q "^$ws/.tileperf/cache: kept [0-9]* entries" "$work/last.log" || fail "shard $shard did not prune its result cache"
     check_shard "$ws/tileperf-shard/$shard" "$shard" 4242-1
     total=$((total + kept))
     kept_by_shard[$shard]=$kept
@@ -229,6 +230,7 @@ run_gitlab() {
     (cd "$ws" && CI_PROJECT_DIR=$ws CI_NODE_INDEX=$shard bash "$jobdir/run.sh") >"$work/last.log" 2>&1 ||
       { cat "$work/last.log"; fail "the gate's shard $shard failed"; }
     [[ $shard != 1 || -n $(ls "$ws/.tileperf/cache") ]] || fail "shard 1 left its result cache empty"
+    grep -q "^$ws/.tileperf/cache: kept [0-9]* entries" "$work/last.log" || fail "shard $shard did not prune its result cache"
     check_shard "$ws/tileperf-shard/$shard" "$shard" 777
     total=$((total + kept))
     mkdir -p "$report_ws/tileperf-shard"
