@@ -228,21 +228,6 @@ PruneResult prune_cache(const std::string& dir, const PruneLimits& limits,
 
 namespace {
 
-// A decimal number with at most one point; nullopt when malformed.
-std::optional<double> parse_decimal(std::string_view s) {
-  if (s.empty() || s.size() > 20) return std::nullopt;
-  bool point = false;
-  for (char c : s) {
-    if (c == '.' && !point) {
-      point = true;
-    } else if (!is_digit(c)) {
-      return std::nullopt;
-    }
-  }
-  if (s.front() == '.' || s.back() == '.') return std::nullopt;
-  return std::stod(std::string(s));
-}
-
 std::optional<double> parse_with_unit(std::string_view text, std::string_view units,
                                       const double* factors) {
   if (text.empty()) return std::nullopt;
@@ -252,7 +237,7 @@ std::optional<double> parse_with_unit(std::string_view text, std::string_view un
     factor = factors[unit];
     text.remove_suffix(1);
   }
-  auto v = parse_decimal(text);
+  auto v = parse_decimal(text, 12);  // a size or an age in any unit fits 12 digits
   if (!v) return std::nullopt;
   double value = *v * factor;
   if (value >= 9.0e18) return std::nullopt;

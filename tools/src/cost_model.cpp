@@ -55,7 +55,6 @@ const ArchRates* rates_for(std::string_view arch) {
   return best;
 }
 
-
 }  // namespace
 
 CostModel::CostModel(std::string_view arch, std::int64_t tensor_macs_hint)

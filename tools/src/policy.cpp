@@ -18,7 +18,6 @@ namespace {
 
 constexpr std::size_t kMaxDigits = 9;  // of a percentage, each side of the point
 
-
 bool is_pattern_char(char c) {
   return is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '*';
 }
@@ -35,14 +34,9 @@ bool valid_pattern(const std::string& p) {
 // "5%", "2.5%": the fraction (0.05, 0.025), or nothing.
 std::optional<double> relative_tolerance(const std::string& p) {
   if (p.size() < 2 || p.back() != '%') return std::nullopt;
-  auto parts = split(p.substr(0, p.size() - 1), '.');
-  if (parts.size() > 2) return std::nullopt;
-  for (const auto& part : parts) {
-    if (part.empty() || part.size() > kMaxDigits || !std::all_of(part.begin(), part.end(), is_digit)) {
-      return std::nullopt;
-    }
-  }
-  return std::stod(p.substr(0, p.size() - 1)) / 100.0;
+  auto v = parse_decimal(std::string_view(p).substr(0, p.size() - 1), kMaxDigits);
+  if (!v) return std::nullopt;
+  return *v / 100.0;
 }
 
 // The comparison operator at the front of `s`, or "".

@@ -24,7 +24,6 @@ constexpr std::size_t kMaxDocumentBytes = std::size_t(1) << 20;
 constexpr std::size_t kMaxRemarksBytes = std::size_t(16) << 20;
 constexpr int kMaxFlowDepth = 32;
 
-
 // "[64, 128, 16]" -> {"64", "128", "16"}; nothing for other text.
 std::optional<std::vector<std::string>> shape_dims(const std::string& text) {
   std::string t = trim(text);

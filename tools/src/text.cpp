@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -57,6 +58,17 @@ std::optional<std::int64_t> parse_count(std::string_view s, std::int64_t max) {
     value = value * 10 + (c - '0');
   }
   return value;
+}
+
+std::optional<double> parse_decimal(std::string_view s, std::size_t max_digits) {
+  auto parts = split(s, '.');
+  if (parts.size() > 2) return std::nullopt;
+  for (const auto& part : parts) {
+    if (part.empty() || part.size() > max_digits || !std::all_of(part.begin(), part.end(), is_digit)) {
+      return std::nullopt;
+    }
+  }
+  return std::stod(std::string(s));
 }
 
 bool is_blank(std::string_view s) { return s.find_first_not_of(kSpace) == std::string_view::npos; }

@@ -19,6 +19,10 @@ std::vector<std::string> split(std::string_view s, char sep);
 // A decimal count: digits only, at most `max` (no sign, no spaces), or nothing.
 std::optional<std::int64_t> parse_count(std::string_view s, std::int64_t max);
 
+// A decimal number with at most one point, each side 1 to `max_digits`
+// digits ("2", "2.5"; not ".5", "5.", "1e9", "-1"), or nothing.
+std::optional<double> parse_decimal(std::string_view s, std::size_t max_digits);
+
 // The largest file tileperf reads (256 MiB): more is no tool output it knows.
 inline constexpr std::uint64_t kMaxInputBytes = std::uint64_t(256) << 20;
 

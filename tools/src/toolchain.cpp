@@ -18,7 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 std::size_t digits_from(std::string_view s, std::size_t at, bool dots = false) {
   while (at < s.size() && (is_digit(s[at]) || (dots && s[at] == '.'))) ++at;
   return at;
