@@ -29,7 +29,8 @@ With fewer than BATCH_MIN_FILES stale files (one kernel edited) the batch
 exports nothing: their dump tests do it, while every other kernel's tests
 start at once.
 
-This file must not import tileperf_dump: that package imports cuTile.
+This file imports tileperf_dump (which imports cuTile) only once it knows it
+has work to do.
 """
 
 from __future__ import annotations
@@ -157,18 +158,20 @@ def _option(pytest_args: list[str], name: str) -> str | None:
     return None
 
 
-def _export(stamp: Path, pytest_args: list[str]) -> int:
-    """The dump step of one kernel file: pytest unless the stamp is current."""
+def _export(stamp: Path, pytest_args: list[str], why: str | None = None) -> int:
+    """The dump step of one kernel file: pytest unless the stamp is current
+    (`why`: the batch found it stale already, and why)."""
     out = _option(pytest_args, "--tileperf-out")
     if not out:
         print("run_dump.py: error: the pytest arguments give no --tileperf-out", file=sys.stderr)
         return 2
     out_dir = Path(out)
     context = _context(pytest_args)
-    fresh, why = _up_to_date(stamp, context)
-    if fresh:
-        print(f"dump up to date ({stamp}): nothing that decides the bytecode changed")
-        return 0
+    if why is None:
+        fresh, why = _up_to_date(stamp, context)
+        if fresh:
+            print(f"dump up to date ({stamp}): nothing that decides the bytecode changed")
+            return 0
     print(f"dumping: {why}")
     stamp.unlink(missing_ok=True)  # a failed run must leave no stamp that vouches for it
     before = _snapshot(out_dir)
@@ -221,13 +224,13 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 def _batch(path: Path, jobs: int) -> int:
     entries = _read_batch(path)
-    stale = []
+    stale = []  # (entry, why its stamp is not current)
     for e in entries:
         args = e["pytest_args"]
         out = _option(args, "--tileperf-out")
-        fresh, _ = _up_to_date(Path(e["stamp"]), _context(args)) if out else (False, "")
+        fresh, why = _up_to_date(Path(e["stamp"]), _context(args)) if out else (False, "no --tileperf-out")
         if not fresh:
-            stale.append(e)
+            stale.append((e, why))
     print(f"{len(entries)} kernel file(s), {len(entries) - len(stale)} up to date, "
           f"{len(stale)} to export")
     if len(stale) < BATCH_MIN_FILES:
@@ -258,7 +261,7 @@ def _batch(path: Path, jobs: int) -> int:
             print(f"  {entry['test']}: failed (exit {code}); the test repeats it alone and "
                   f"reports why. Its output ({log}):\n{_tail(log)}")
 
-    for entry in stale:
+    for entry, why in stale:
         while len(running) >= jobs:
             reap()
         stamp = Path(entry["stamp"])
@@ -273,7 +276,7 @@ def _batch(path: Path, jobs: int) -> int:
                 fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
                 os.dup2(fd, 1)
                 os.dup2(fd, 2)
-                code = _export(stamp, entry["pytest_args"])
+                code = _export(stamp, entry["pytest_args"], why)
             except BaseException:  # anything: this process only reports it
                 import traceback
                 traceback.print_exc()
