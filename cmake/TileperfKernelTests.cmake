@@ -162,6 +162,14 @@ function(_tileperf_json_string out value)
   set(${out} "\"${value}\"" PARENT_SCOPE)
 endfunction()
 
+# _tileperf_write_dump_batch(<id> <file>): writes the batch list of <id>,
+#   once, when the project's configure is done (deferred by _tileperf_batch_dump).
+function(_tileperf_write_dump_batch id file)
+  get_property(entries GLOBAL PROPERTY TILEPERF_DUMP_BATCH_${id})
+  list(JOIN entries ",\n" entries)
+  file(WRITE "${file}" "{\n  \"format\": \"tileperf-dump-batch/1\",\n  \"entries\": [\n${entries}\n  ]\n}\n")
+endfunction()
+
 # _tileperf_batch_dump(<group> <test> <stamp> <pythonpath> <requires> <pytest-arg>...)
 #   Adds a dump test's export to the batch of its group and PYTHONPATH: the
 #   test dump.batch.<group> (dump.batch.<group>.2, ... for further PYTHONPATHs)
@@ -193,6 +201,9 @@ function(_tileperf_batch_dump group test stamp pythonpath requires)
   set(file "${TILEPERF_WORK_DIR}/dump-batch.${id}.json")
   if(NOT dir)
     set_property(GLOBAL PROPERTY TILEPERF_DUMP_BATCH_DIR_${id} "${CMAKE_CURRENT_SOURCE_DIR}")
+    # A deferred call's arguments are expanded when it runs: pass the values.
+    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [==[${CMAKE_SOURCE_DIR}]==]
+      CALL _tileperf_write_dump_batch [==[${id}]==] [==[${file}]==])")
     add_test(NAME "${name}"
       COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
         "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${file}")
@@ -216,9 +227,6 @@ function(_tileperf_batch_dump group test stamp pythonpath requires)
   _tileperf_json_string(stamp_json "${stamp}")
   set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_${id}
     "    {\"test\": ${test_json}, \"stamp\": ${stamp_json}, \"pytest_args\": [${args}]}")
-  get_property(entries GLOBAL PROPERTY TILEPERF_DUMP_BATCH_${id})
-  list(JOIN entries ",\n" entries)
-  file(WRITE "${file}" "{\n  \"format\": \"tileperf-dump-batch/1\",\n  \"entries\": [\n${entries}\n  ]\n}\n")
   set(_tileperf_batch_fixture "tileperf.dump.batch.${id}" PARENT_SCOPE)
 endfunction()
 
