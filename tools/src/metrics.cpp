@@ -35,6 +35,29 @@ std::string require_name(const nlohmann::json& j, const char* key, const std::st
   return value;
 }
 
+std::string field_value(const std::map<std::string, std::string>& signature, const std::string& key) {
+  auto it = signature.find(key);
+  return it == signature.end() ? std::string("(none)") : it->second;
+}
+
+// "parameters[3].value" -> "parameters[3]"; "" for any other field.
+std::string constant_parameter(const std::string& key) {
+  static const std::string suffix = ".value";
+  if (key.rfind("parameters[", 0) != 0 || key.size() <= suffix.size() ||
+      key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return "";
+  }
+  return key.substr(0, key.size() - suffix.size());
+}
+
+bool is_tuning_field(const Metrics& baseline, const Metrics& current, const std::string& key) {
+  if (key.rfind("hints.", 0) == 0) return true;
+  std::string parameter = constant_parameter(key);
+  if (parameter.empty()) return false;
+  const std::string kind = parameter + ".kind", constant = "ConstantConstraint";
+  return field_value(baseline.signature, kind) == constant && field_value(current.signature, kind) == constant;
+}
+
 }  // namespace
 
 std::int64_t Metrics::get(const std::string& name) const {
@@ -75,16 +98,31 @@ std::vector<std::string> signature_changes(const Metrics& baseline, const Metric
   std::set<std::string> keys;
   for (const auto& [k, v] : baseline.signature) keys.insert(k);
   for (const auto& [k, v] : current.signature) keys.insert(k);
-  auto value = [](const Metrics& m, const std::string& k) {
-    auto it = m.signature.find(k);
-    return it == m.signature.end() ? std::string("(none)") : it->second;
-  };
   std::vector<std::string> changes;
   for (const auto& k : keys) {
-    std::string was = value(baseline, k), now = value(current, k);
+    std::string was = field_value(baseline.signature, k), now = field_value(current.signature, k);
     if (was != now) changes.push_back(k + ": " + was + " -> " + now);
   }
   return changes;
+}
+
+SignatureChange classify_signature(const Metrics& baseline, const Metrics& current) {
+  if (baseline.signature == current.signature) return SignatureChange::kNone;
+  std::set<std::string> keys;
+  for (const auto& [k, v] : baseline.signature) keys.insert(k);
+  for (const auto& [k, v] : current.signature) keys.insert(k);
+  for (const auto& k : keys) {
+    if (field_value(baseline.signature, k) != field_value(current.signature, k) &&
+        !is_tuning_field(baseline, current, k)) {
+      return SignatureChange::kIdentity;
+    }
+  }
+  return SignatureChange::kTuning;
+}
+
+std::vector<std::string> tuning_changes(const Metrics& baseline, const Metrics& current) {
+  if (classify_signature(baseline, current) != SignatureChange::kTuning) return {};
+  return signature_changes(baseline, current);
 }
 
 // What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one

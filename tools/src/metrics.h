@@ -43,6 +43,18 @@ struct Metrics {
 // float16" ("(none)" for a field one side lacks). Empty when they are the same.
 std::vector<std::string> signature_changes(const Metrics& baseline, const Metrics& current);
 
+// What kind of change a signature change is. A *tuning* change alters only
+// the values of compile-time constants (a parameter that is a
+// ConstantConstraint on both sides: tile sizes, group sizes) and compiler
+// hints (`hints.*`: occupancy, num_ctas, ...): the same kernel, tuned. Any
+// other field (a dtype, a rank, a divisibility, the parameter list, the
+// symbol, the bytecode version) is an *identity* change: another kernel.
+enum class SignatureChange { kNone, kTuning, kIdentity };
+SignatureChange classify_signature(const Metrics& baseline, const Metrics& current);
+// The fields a tuning change moved, as signature_changes writes them; empty
+// for an identity change or none.
+std::vector<std::string> tuning_changes(const Metrics& baseline, const Metrics& current);
+
 // What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one
 // entry per tool (a tool only one side names: "none"), then the flags.
 // Empty when they are the same.
