@@ -267,6 +267,9 @@ def main(argv=None) -> int:
                     help="one row per registered configuration (the gate's cubins, no edit), "
                          "for the correctness tests (kernels/test_correctness.py) instead of "
                          "the edit corpus")
+    ap.add_argument("--and-configs", action="store_true",
+                    help="the configuration rows of --configs as well as the edit corpus, in one "
+                         "manifest: the timing of every shipped configuration beside the edits")
     args = ap.parse_args(argv)
 
     cache = cmake_cache(args.build)
@@ -300,8 +303,9 @@ def main(argv=None) -> int:
     regs = registrations(args.build / "tileperf")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        if args.configs:
+        if args.configs or args.and_configs:
             rows = config_rows(args, regs, store, bytecode_version, tileiras, Path(tmp))
+        if args.configs:
             patches = []
         for patch in patches:
             head = patch_header(patch)

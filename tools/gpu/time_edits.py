@@ -206,22 +206,25 @@ class Worker:
         torch, ct = self.torch, self.ct
         st = self.settings
         start = time.perf_counter()
-        out = {k: row[k] for k in ("id", "patch", "kind", "expect", "kernel", "config", "arch")}
+        out = {k: row.get(k) for k in ("id", "patch", "kind", "expect", "kernel", "config", "arch")}
         if "error" in row:
             raise RuntimeError(f"prepare_timing: {row['error']}")
-        for role in ("base", "edit"):
+        # A configuration row (kind "config") has a base only: it is timed alone.
+        roles = [role for role in ("base", "edit") if role in row]
+        for role in roles:
             if row[role]["problems"]:
                 raise RuntimeError(f"prepare_timing, {role}: " + "; ".join(row[role]["problems"]))
-        sides = {role: self.side(row, role) for role in ("base", "edit")}
+        sides = {role: self.side(row, role) for role in roles}
         out["sizes"] = sides["base"]["sizes"]
         out["grid"] = {role: sides[role]["grid"] for role in sides}
-        out["same_sizes"] = sides["base"]["sizes"] == sides["edit"]["sizes"]
-        out["same_array_layouts"] = [a for a in sides["base"]["args"] if isinstance(a, tuple)] == \
-            [a for a in sides["edit"]["args"] if isinstance(a, tuple)]
+        if "edit" in sides:
+            out["same_sizes"] = sides["base"]["sizes"] == sides["edit"]["sizes"]
+            out["same_array_layouts"] = [a for a in sides["base"]["args"] if isinstance(a, tuple)] == \
+                [a for a in sides["edit"]["args"] if isinstance(a, tuple)]
         violations = {role: sides[role]["violations"] for role in sides if sides[role]["violations"]}
         if violations:
             out["assumption_violations"] = violations
-        ident = {role: self.first_launch(role, sides[role]) for role in ("base", "edit")}
+        ident = {role: self.first_launch(role, sides[role]) for role in roles}
 
         flush = self.scratch
         events = []
@@ -246,31 +249,32 @@ class Worker:
 
         def drain():
             torch.cuda.synchronize()
-            got = {"base": [], "edit": []}
-            hosts = {"base": [], "edit": []}
+            got = {role: [] for role in roles}
+            hosts = {role: [] for role in roles}
             for role, e0, e1, host in events:
                 got[role].append(e0.elapsed_time(e1))
                 hosts[role].append(host * 1e6)
             events.clear()
             return got, hosts
 
+        def launch_all():
+            for role in roles:
+                launch(role)
+
         for _ in range(st["warmup"]):
-            launch("base")
-            launch("edit")
+            launch_all()
         drain()
         for _ in range(3):
-            launch("base")
-            launch("edit")
+            launch_all()
         probe, _ = drain()
-        longest = max(statistics.median(probe["base"]), statistics.median(probe["edit"]))
+        longest = max(statistics.median(probe[role]) for role in roles)
         n = max(st["min_launches"], min(st["max_launches"],
                                         math.ceil(st["target_ms"] / max(longest, 1e-3))))
         for _ in range(n):
-            launch("base")
-            launch("edit")
+            launch_all()
         times, hosts = drain()
 
-        for role in ("base", "edit"):
+        for role in roles:
             kern = sides[role]["kernel"]
             if len(kern.compiles) != 1:
                 raise RuntimeError(f"{role}: cuTile asked for another compilation while timing")
@@ -289,6 +293,10 @@ class Worker:
         if self.probe and len(self.probe.loads) != sum(
                 len(ident[r].get("driver_loads", ())) for r in ident) + self._loads_before_row:
             raise RuntimeError("the driver loaded another image while timing this row")
+        out["seconds"] = round(time.perf_counter() - start, 2)
+        if "edit" not in sides:
+            del sides
+            return out
         pairs = [e / b for b, e in zip(times["base"], times["edit"]) if b > 0]
         out["ratio"] = out["edit"]["median_ms"] / out["base"]["median_ms"]
         out["delta_pct"] = 100.0 * (out["ratio"] - 1.0)
@@ -373,6 +381,8 @@ def main(argv=None) -> int:
                 if event["event"] == "row":
                     r = event["row"]
                     print(f"  {r['id']:<55} " + (f"error: {r['error']}" if "error" in r else
+                          f"base {r['base']['median_ms']:.4f} ms  (n={r['base']['n']}, "
+                          f"{r['seconds']} s)" if "edit" not in r else
                           f"base {r['base']['median_ms']:.4f} ms  edit {r['edit']['median_ms']:.4f}"
                           f" ms  {r['delta_pct']:+.1f}%  (n={r['base']['n']}, {r['seconds']} s)"
                           + ("  [inputs break the signature's assumptions]"
