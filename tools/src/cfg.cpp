@@ -217,22 +217,24 @@ bool does_work(OpClass c) {
 void classify_spin_loops(FunctionGraph& g) {
   for (auto& loop : g.loops) {
     if (!loop.children.empty()) continue;
-    bool polls = false, works = false;
+    bool polls = false, works = false, allocates = false;
     for (Index b : loop.blocks) {
       for (Index i = g.blocks[b].begin; i < g.blocks[b].end; ++i) {
         const auto& op = g.instruction(i).opcode;
         polls = polls || is_poll(op);
         works = works || (!is_poll(op) && does_work(op_class(op)));
+        allocates = allocates || is_allocation_try(op);
       }
     }
     loop.spin = polls && !works;
+    loop.allocation_retry = loop.spin && allocates;
   }
 }
 
 void mark_cold(FunctionGraph& g) {
   g.cold.assign(g.blocks.size(), false);
   for (const auto& loop : g.loops) {
-    if (!loop.spin) continue;
+    if (!loop.spin || loop.allocation_retry) continue;
     for (Index b : loop.blocks) g.cold[b] = true;
   }
   for (bool changed = true; changed;) {

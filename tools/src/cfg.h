@@ -39,6 +39,11 @@ struct Loop {
   // A retry loop of a barrier wait: it polls (SYNCS.PHASECHK, NANOSLEEP,
   // YIELD) and does no other work (no arithmetic, memory access or MMA).
   bool spin = false;
+  // A retry loop of a register allocation (USETMAXREG.TRY_ALLOC, as warp
+  // specialisation under an occupancy hint emits): it is entered in line and
+  // runs once when the first try succeeds, so unlike a barrier wait's retry
+  // loop it is not cold.
+  bool allocation_retry = false;
 
   bool contains(std::size_t block) const;
 };

@@ -116,8 +116,10 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann
   auto artifacts = artifact_paths(o.prefix());
   std::string key;
   if (cache.enabled()) {
-    // The listing comes from nvdisasm run directly: its arguments decide it too.
-    std::string flags = m.flags.dump() + fmt::format(" nvdisasm {}", fmt::join(kNvdisasmArgs, " "));
+    // The listing comes from nvdisasm run directly, the TileIR from
+    // tileirdisasm: their arguments decide them too.
+    std::string flags = m.flags.dump() + fmt::format(" nvdisasm {} tileirdisasm {}", fmt::join(kNvdisasmArgs, " "),
+                                                     fmt::join(kTileirdisasmArgs, " "));
     key = cache_key(bytecode_identity(read_file(o.bytecode), source_dir(dump)), o.id.arch,
                     m.toolchain, flags);
     if (cache.fetch(key, artifacts)) {

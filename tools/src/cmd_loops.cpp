@@ -59,17 +59,35 @@ void print_loop(const LoopReport& r, std::size_t i, int indent) {
   const LoopInfo& l = r.loops[i];
   std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
   if (l.spin) {
-    fmt::print("{}retry loop {} (barrier wait, cold): {} instructions\n", pad, loop_name(l),
+    fmt::print("{}retry loop {} ({}): {} instructions\n", pad, loop_name(l),
+               l.allocation_retry ? "register allocation, runs once" : "barrier wait, cold",
                l.instructions);
     return;
   }
-  fmt::print("{}loop {}  depth {}{}  trips {} ({}){}\n", pad, loop_name(l), l.depth,
+  fmt::print("{}loop {}  depth {}{}  trips {} ({}){}  {}\n", pad, loop_name(l), l.depth,
              static_cast<int>(i) == r.main ? "  MAIN" : "", l.trips, l.trips_from,
-             l.lines ? "  " + format_lines(*l.lines) : "");
+             l.lines ? "  " + format_lines(*l.lines) : "", format_warps(l.warps));
   fmt::print("{}  body: {} instructions, ii {}, waits {}, mma {}, mufu {}, loads {}, stores {}, "
              "async copies {}, fp64 {}, cost {:.1f} per iteration\n",
              pad, l.instructions, l.stall_cycles, l.waits, l.mma, l.mufu, l.loads, l.stores,
              l.async_copies, l.fp64, l.cost);
+  fmt::print("{}  work per block: {:.4g} (cost {:.1f} x {:.4g} runs x {} warp(s))\n", pad, l.work, l.cost,
+             l.runs, warp_count(l.warps));
+}
+
+// Why the main loop is the main loop: its work beside the runner-up's.
+std::string main_choice(const LoopReport& r) {
+  if (r.main < 0) return "no loop besides retry loops: no main loop";
+  const LoopInfo& main = r.loops[static_cast<std::size_t>(r.main)];
+  const LoopInfo* next = nullptr;
+  for (std::size_t i = 0; i < r.loops.size(); ++i) {
+    const LoopInfo& l = r.loops[i];
+    if (l.spin || static_cast<int>(i) == r.main) continue;
+    if (!next || l.work > next->work) next = &l;
+  }
+  std::string out = fmt::format("main loop {}: the most work per block, {:.4g}", loop_name(main), main.work);
+  if (next) out += fmt::format(" (next: {}, {:.4g})", loop_name(*next), next->work);
+  return out + "; retry loops are never the main loop";
 }
 
 void print_tree(const LoopReport& r, int parent, int indent) {
@@ -91,7 +109,8 @@ nlohmann::json loop_json(const LoopReport& r) {
                         {"ii", l.stall_cycles}, {"waits", l.waits}, {"mma", l.mma},
                         {"mufu", l.mufu}, {"loads", l.loads}, {"stores", l.stores},
                         {"async_copies", l.async_copies}, {"fp64", l.fp64}, {"cost", l.cost},
-                        {"opcodes", l.opcodes}};
+                        {"allocation_retry", l.allocation_retry}, {"warps", format_warps(l.warps)},
+                        {"runs", l.runs}, {"work", l.work}, {"opcodes", l.opcodes}};
     if (l.lines) j["lines"] = format_lines(*l.lines);
     loops.push_back(j);
   }

@@ -160,4 +160,52 @@ std::uint64_t text_bytes(const ElfFile& elf) {
   return total;
 }
 
+namespace {
+
+// .nv.info records: a format byte, an attribute byte, then for EIFMT_SVAL (4)
+// a 16-bit size and that many bytes of value; every other format is a
+// 4-byte record (EIFMT_NVAL 1, EIFMT_BVAL 2, EIFMT_HVAL 3: value in bytes 2-3).
+constexpr std::uint8_t kFormatSized = 4;
+constexpr std::uint8_t kAttrRequiredThreads = 0x10;  // EIATTR_REQNTID: x, y, z
+constexpr std::uint8_t kAttrClusterShape = 0x3d;     // EIATTR_CTA_PER_CLUSTER: x, y, z
+
+void read_dims(const Reader& r, std::uint64_t at, std::uint16_t size, std::uint32_t (&dims)[3]) {
+  if (size != 12) r.fail(fmt::format(".nv.info: a launch shape of {} bytes at byte {}, expected 12", size, at));
+  for (int i = 0; i < 3; ++i) dims[i] = r.read<std::uint32_t>(at + 4u * static_cast<unsigned>(i), "launch shape");
+}
+
+}  // namespace
+
+std::int64_t KernelAttributes::threads_per_block() const {
+  return std::int64_t(threads[0]) * std::max(threads[1], 1u) * std::max(threads[2], 1u);
+}
+
+std::int64_t KernelAttributes::cluster_size() const {
+  if (cluster[0] == 0) return 1;
+  return std::int64_t(cluster[0]) * std::max(cluster[1], 1u) * std::max(cluster[2], 1u);
+}
+
+KernelAttributes kernel_attributes(const std::string& data, const ElfFile& elf,
+                                   const std::string& function, const std::string& filename) {
+  KernelAttributes out;
+  int index = find_section(elf, ".nv.info." + function);
+  if (index < 0) return out;
+  const ElfSection& s = elf.sections[static_cast<std::size_t>(index)];
+  Reader r(data, filename);
+  for (std::uint64_t at = s.offset, end = s.offset + s.size; at < end;) {
+    auto format = r.read<std::uint8_t>(at, ".nv.info record");
+    auto attribute = r.read<std::uint8_t>(at + 1, ".nv.info record");
+    if (format != kFormatSized) {
+      at += 4;
+      continue;
+    }
+    auto size = r.read<std::uint16_t>(at + 2, ".nv.info record size");
+    if (at + 4 + size > end) r.fail(fmt::format(".nv.info.{}: record at byte {} runs past its section", function, at));
+    if (attribute == kAttrRequiredThreads) read_dims(r, at + 4, size, out.threads);
+    if (attribute == kAttrClusterShape) read_dims(r, at + 4, size, out.cluster);
+    at += 4 + size;
+  }
+  return out;
+}
+
 }  // namespace tileperf

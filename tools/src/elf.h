@@ -59,4 +59,20 @@ std::uint64_t cubin_bytes_without_debug(const ElfFile& elf);
 // Total size of the executable code sections (.text.<function>).
 std::uint64_t text_bytes(const ElfFile& elf);
 
+// What the cubin's per-kernel attributes (.nv.info.<function>) say about its
+// launch: the threads per block the kernel requires (EIATTR_REQNTID, which
+// tileiras always sets) and the cluster shape (EIATTR_CTA_PER_CLUSTER, set
+// for num_ctas > 1). Zero where the attribute is absent.
+struct KernelAttributes {
+  std::uint32_t threads[3] = {0, 0, 0};
+  std::uint32_t cluster[3] = {0, 0, 0};
+  std::int64_t threads_per_block() const;  // 0 when not required
+  std::int64_t cluster_size() const;       // 1 when no cluster is set
+};
+
+// The attributes of `function` (InputError naming `filename` when its
+// .nv.info section is malformed); all zero when the cubin has no section for it.
+KernelAttributes kernel_attributes(const std::string& data, const ElfFile& elf,
+                                   const std::string& function, const std::string& filename);
+
 }  // namespace tileperf

@@ -208,9 +208,14 @@ bool conditional(const SassInstruction& insn) {
   return first.size() >= 2 && first[0] == 'P';
 }
 
+bool is_allocation_try(std::string_view opcode) {
+  return opcode.rfind("USETMAXREG.TRY_ALLOC", 0) == 0;
+}
+
 bool is_poll(std::string_view opcode) {
   std::string_view base = base_opcode(opcode);
-  return opcode.rfind("SYNCS.PHASECHK", 0) == 0 || base == "NANOSLEEP" || base == "YIELD";
+  return opcode.rfind("SYNCS.PHASECHK", 0) == 0 || base == "NANOSLEEP" || base == "YIELD" ||
+         is_allocation_try(opcode);
 }
 
 std::int64_t mma_shape_macs(std::string_view opcode) {

@@ -67,9 +67,13 @@ bool always_executes(const SassInstruction& insn);
 // predicate operand before the target (BRA.U !UP0, 0x1d0; @P0 BRA P1, 0x80).
 bool conditional(const SassInstruction& insn);
 
-// A barrier-wait poll: SYNCS.PHASECHK*, NANOSLEEP, YIELD. Loops made of
+// A barrier-wait poll: SYNCS.PHASECHK*, NANOSLEEP, YIELD, or a register
+// allocation try. Loops made of
 // polls and bookkeeping only are the retry loops of a barrier wait.
 bool is_poll(std::string_view opcode);
+// A register-allocation try (USETMAXREG.TRY_ALLOC), polled until it succeeds:
+// also a poll.
+bool is_allocation_try(std::string_view opcode);
 
 // Multiply-accumulate operations per warp-level issue of a tensor-core
 // instruction whose opcode carries its shape (HMMA.16816 -> 16*8*16,

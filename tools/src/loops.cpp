@@ -101,7 +101,9 @@ class FunctionAnalysis {
  public:
   FunctionAnalysis(const SassFunction& fn, const CostModel& model, const LoopOptions& o,
                    LoopReport& report)
-      : g_(build_graph(fn)), model_(model), o_(o), report_(report) {}
+      : g_(build_graph(fn)), model_(model), o_(o), report_(report) {
+    warps_ = o.warps > 0 ? warp_masks(g_, o.warps) : std::vector<WarpMask>(g_.blocks.size(), 1);
+  }
 
   void run() {
     first_loop_ = report_.loops.size();
@@ -113,12 +115,29 @@ class FunctionAnalysis {
     assign_routines();
     report_.block_cost += routine_cost(0);
     for (Index l = 0; l < g_.loops.size(); ++l) {
-      double c = 0;
-      for (Index i : instructions_of(g_, body(l))) c += instruction_cost(i);
-      report_.loops[first_loop_ + l].cost = c;
+      LoopInfo& info = report_.loops[first_loop_ + l];
+      for (Index b : body(l)) {
+        double c = 0;
+        for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) c += instruction_cost(i);
+        info.cost += c;
+        info.warps |= warps_[b];
+        info.work += c * block_runs(b) * warp_count(warps_[b]);
+      }
+      info.runs = block_runs(g_.loops[l].header);
     }
     report_.backward_non_loop_edges += static_cast<std::int64_t>(g_.backward_non_loop_edges);
     for (const auto& b : g_.blocks) report_.unknown_branches += b.unknown_successors ? 1 : 0;
+  }
+
+  // Hands over the graph and each block's runs and warps.
+  FunctionFlow take_flow() {
+    FunctionFlow f;
+    f.runs.resize(g_.blocks.size());
+    for (Index b = 0; b < g_.blocks.size(); ++b) f.runs[b] = warps_[b] ? block_runs(b) : 0;
+    f.warps = warps_;
+    f.first_loop = first_loop_;
+    f.graph = std::move(g_);
+    return f;
   }
 
  private:
@@ -156,8 +175,13 @@ class FunctionAnalysis {
     }
     info.depth = loop.depth;
     info.spin = loop.spin;
+    info.allocation_retry = loop.allocation_retry;
     auto own = g_.own_blocks(l);
     if (!loop.spin) assign_trips(info, g_, loop, own, o_);
+    if (loop.allocation_retry) {
+      info.trips = 1;  // the first try succeeds
+      info.trips_from = "retry";
+    }
     // A retry loop is cold as a whole: describe all of it.
     auto insns = instructions_of(g_, loop.spin ? loop.blocks : body(l));
     for (Index i : insns) {
@@ -212,6 +236,32 @@ class FunctionAnalysis {
     return w;
   }
 
+  // How often the routine that starts at `entry` runs in a launch of one
+  // block: once for the function's entry, else once per run of each call
+  // that targets it.
+  double routine_runs(Index entry) {
+    if (entry == g_.entries.front()) return 1;
+    if (auto it = routine_runs_.find(entry); it != routine_runs_.end()) return it->second;
+    routine_runs_[entry] = 0;  // a recursive call adds nothing more
+    double runs = 0;
+    for (Index b = 0; b < g_.blocks.size(); ++b) {
+      for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) {
+        const auto& insn = g_.instruction(i);
+        if (flow(insn) != Flow::kCall || never_executes(insn)) continue;
+        auto target = branch_target(insn);
+        if (target && g_.block_address(entry) == *target) runs += block_runs(b);
+      }
+    }
+    routine_runs_[entry] = runs;
+    return runs;
+  }
+
+  double block_runs(Index b) {
+    int routine = routine_of_.empty() ? -1 : routine_of_[b];
+    if (routine < 0) return 0;
+    return weight(b) * routine_runs(static_cast<Index>(routine));
+  }
+
   double routine_cost(Index entry) {
     if (auto it = routine_costs_.find(entry); it != routine_costs_.end()) return it->second;
     if (!in_progress_.insert(entry).second) {
@@ -245,15 +295,17 @@ class FunctionAnalysis {
   LoopReport& report_;
   Index first_loop_ = 0;
   std::vector<int> routine_of_;
+  std::vector<WarpMask> warps_;
   std::map<Index, double> routine_costs_;
+  std::map<Index, double> routine_runs_;
   std::set<Index> in_progress_;
 };
 
-// The main loop: most tensor-core instructions, then deepest, then largest,
-// then first.
+// The main loop: the most work (cost x runs x warps), then deepest, then
+// largest, then first.
 int choose_main(const std::vector<LoopInfo>& loops) {
   int best = -1;
-  auto key = [](const LoopInfo& l) { return std::make_tuple(l.mma, l.depth, l.instructions); };
+  auto key = [](const LoopInfo& l) { return std::make_tuple(l.work, l.depth, l.instructions); };
   for (std::size_t i = 0; i < loops.size(); ++i) {
     if (loops[i].spin) continue;
     if (best < 0 || key(loops[i]) > key(loops[static_cast<std::size_t>(best)])) best = static_cast<int>(i);
@@ -277,13 +329,15 @@ void note_unmatched_trips(LoopReport& report, const LoopOptions& o) {
 
 }  // namespace
 
-LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options) {
+LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
+                         std::vector<FunctionFlow>* flows) {
   LoopReport report;
   report.arch = listing.arch;
   CostModel model(listing.arch, options.tensor_macs_hint);
   for (const auto& fn : listing.functions) {
     FunctionAnalysis analysis(fn, model, options, report);
     analysis.run();
+    if (flows) flows->push_back(analysis.take_flow());
     for (std::size_t i = 0; i < fn.padding_begin; ++i) {
       report.unclassified += op_class(fn.instructions[i].opcode) == OpClass::kOther;
     }

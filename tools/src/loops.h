@@ -4,9 +4,11 @@
 // natural loop is measured over its *body*: its blocks outside nested loops
 // and outside the cold retry paths of barrier waits. The main loop is a
 // documented, deterministic choice: among the loops that are not retry
-// loops of a barrier wait, the one whose body holds the most tensor-core
-// instructions; ties go to the deeper loop, then to the larger body, then to
-// the lower address.
+// loops (of a barrier wait or of a register allocation), the one that does
+// the most work in a launch of one block: the cost of its body times how
+// often the body runs (its trips, those of the loops around it and the calls
+// of its subroutine) times the warps that run it (warps.h); ties go to the
+// deeper loop, then to the larger body, then to the lower address.
 //
 // The cost estimate weights every instruction by the cost model
 // (cost_model.h) and by how often it runs per block: the product of the
@@ -21,9 +23,11 @@
 #include <string>
 #include <vector>
 
+#include "cfg.h"
 #include "cost_model.h"
 #include "line_table.h"
 #include "sass.h"
+#include "warps.h"
 
 namespace tileperf {
 
@@ -52,9 +56,13 @@ struct LoopInfo {
   std::uint64_t begin = 0, end = 0;  // header address, last address of its hot (not cold) blocks
   int parent = -1;                   // index in LoopReport::loops
   int depth = 1;
-  bool spin = false;                 // retry loop of a barrier wait
+  bool spin = false;                 // retry loop: of a barrier wait, or of a register allocation
+  bool allocation_retry = false;     // ... of a register allocation (runs once, not cold)
   std::int64_t trips = 0;            // per execution of the loop
   std::string trips_from;            // the declaration's key, or "assumed"
+  WarpMask warps = 0;                // the warps of a block that run its body
+  double runs = 0;                   // iterations of the body per block: trips times what runs it
+  double work = 0;                   // cost x runs x warps: what the main loop is chosen by
   // The body: blocks outside nested loops and cold paths.
   std::int64_t instructions = 0;
   std::int64_t stall_cycles = 0;     // sum of the compiler's stall counts: loop.*.ii
@@ -80,9 +88,23 @@ struct LoopOptions {
   const LineTable* lines = nullptr;   // source lines, when the cubin has them
   const Problem* problem = nullptr;   // declared trips and grid
   std::int64_t tensor_macs_hint = 0;  // see CostModel
+  int warps = 0;                      // warps per block (threads / 32), 0 when not known
 };
 
-LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options);
+// What the launch model needs of each function: its graph, how often each
+// block runs in a launch of one block (0 on cold paths and where no warp
+// goes) and which warps run it.
+struct FunctionFlow {
+  FunctionGraph graph;
+  std::vector<double> runs;
+  std::vector<WarpMask> warps;
+  std::size_t first_loop = 0;  // its loops' first index in LoopReport::loops
+};
+
+// With `flows`, also hands over each function's flow (the graphs point
+// into `listing`).
+LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
+                         std::vector<FunctionFlow>* flows = nullptr);
 
 // loop.count, loop.spin, loop.max_depth, loop.main.* (the main loop's
 // body), loop.all.* (every loop body but the retry loops', summed: the

@@ -1,5 +1,6 @@
 #include "tileir.h"
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -82,19 +83,133 @@ std::vector<std::string> result_names(std::string_view results) {
   return out;
 }
 
+// " loc(#loc47)" at the end of a line: removed, and the location's name
+// returned ("#loc47"; "" when there is none).
+std::string strip_location(std::string& line) {
+  if (line.empty() || line.back() != ')') return "";
+  auto at = line.rfind(" loc(");
+  if (at == std::string::npos) return "";
+  std::string ref = line.substr(at + 5, line.size() - at - 6);
+  line = trim(line.substr(0, at));
+  return ref.rfind("#loc", 0) == 0 ? ref : "";
+}
+
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+};
+
+// The table of "#locN = ..." definitions after the entries.
+class Locations {
+ public:
+  // Whether `line` is a definition ("#name = ..."), which it then records.
+  bool add(const std::string& line) {
+    if (line.empty() || line[0] != '#') return false;
+    auto eq = line.find(" = ");
+    if (eq == std::string::npos) return true;  // another attribute alias: nothing to keep
+    defs_[line.substr(0, eq)] = line.substr(eq + 3);
+    return true;
+  }
+
+  SourceLoc resolve(const std::string& ref, int depth = 0) const {
+    auto it = defs_.find(ref);
+    if (it == defs_.end() || depth > 32) return {};
+    const std::string& d = it->second;
+    if (d.rfind("loc(\"", 0) == 0) {  // loc("file":line:col)
+      auto close = d.find("\":", 5);
+      if (close == std::string::npos) return {};
+      SourceLoc out{d.substr(5, close - 5), 0};
+      auto n = parse_count(d.substr(close + 2, d.find(':', close + 2) - close - 2), 1 << 30);
+      out.line = n ? static_cast<int>(*n) : 0;
+      return out;
+    }
+    // di_loc<#locN in ...>, loc(callsite(#locA at #locB)), loc(fused[...]):
+    // the first location named inside.
+    auto at = d.find("#loc");
+    if (at == std::string::npos) return {};
+    std::size_t end = run_of(d, at + 1, is_word_char);
+    return resolve(d.substr(at, end - at), depth + 1);
+  }
+
+ private:
+  std::map<std::string, std::string> defs_;
+};
+
+// The type a memory operation moves: for a load the first tile type after
+// "->", for a store the first after " : ".
+std::int64_t moved_bytes(const std::string& rest, bool store) {
+  std::size_t from = store ? rest.find(" : ") : rest.find("->");
+  if (from == std::string::npos) return 0;
+  auto at = rest.find("tile<", from);
+  if (at == std::string::npos) return 0;
+  int open = 0;
+  std::size_t end = at + 4;
+  for (; end < rest.size(); ++end) {
+    if (rest[end] == '<') ++open;
+    if (rest[end] == '>' && --open == 0) break;
+  }
+  return end < rest.size() ? tile_type_bytes(std::string_view(rest).substr(at, end - at + 1)) : 0;
+}
+
+bool is_memory_op(const std::string& name) {
+  return name.rfind("load_", 0) == 0 || name.rfind("store_", 0) == 0 || name.rfind("atomic", 0) == 0;
+}
+
+struct Region {
+  bool loop = false;
+  std::vector<std::size_t> ops;  // memory operations inside (indices into stats.memory)
+};
+
 }  // namespace
+
+std::int64_t tile_type_bytes(std::string_view type) {
+  if (type.rfind("tile<", 0) != 0 || type.back() != '>') return 0;
+  std::string_view inner = type.substr(5, type.size() - 6);
+  std::int64_t elements = 1;
+  std::size_t x;
+  while ((x = inner.find('x')) != std::string_view::npos && x > 0 && is_digit(inner[0])) {
+    auto n = parse_count(inner.substr(0, x), std::int64_t(1) << 24);
+    if (!n) return 0;
+    elements *= *n;
+    inner.remove_prefix(x + 1);
+  }
+  if (inner.rfind("ptr<", 0) == 0) return elements * 8;  // a tile of pointers
+  std::size_t digits = inner.find_first_of("0123456789");
+  if (digits == std::string_view::npos) return 0;
+  auto bits = parse_count(inner.substr(digits, run_of(inner, digits, [](char c) { return is_digit(c); }) - digits), 64);
+  if (!bits || *bits == 0) return 0;
+  std::int64_t b = std::max<std::int64_t>(*bits, 8 * (*bits == 1));
+  return elements * b / 8;
+}
 
 TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
   TileIrStats stats;
   std::set<std::string> fresh_tokens;  // results of make_token
+  Locations locations;
+  std::vector<Region> regions;
+  // Each memory operation's location, and each loop's with the operations inside.
+  std::vector<std::string> op_loc;
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> loops;
   int depth = 0, lineno = 0, last = 0;
+  auto close_region = [&](const std::string& loc) {
+    if (regions.empty()) return;
+    Region r = std::move(regions.back());
+    regions.pop_back();
+    if (r.loop) loops.emplace_back(loc, r.ops);
+    if (!regions.empty()) {
+      regions.back().ops.insert(regions.back().ops.end(), r.ops.begin(), r.ops.end());
+    }
+  };
   for (const auto& raw : split(text, '\n')) {
     ++lineno;
     std::string line = trim(raw);
     if (line.empty()) continue;
     last = lineno;
+    if (depth == 0 && locations.add(line)) continue;
+    std::string loc = strip_location(line);
     if (line == "}") {
       if (--depth < 0) throw InputError(filename, lineno, "'}' closes no region", raw);
+      close_region(loc);
       continue;
     }
     if (line.front() == '}' && line.back() == '{') continue;  // "} else {": one region for another
@@ -102,16 +217,27 @@ TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
       if (depth != 0) throw InputError(filename, lineno, "entry inside a region", raw);
       ++stats.entries;
       ++depth;
+      regions.push_back({});
       continue;
     }
     if (depth == 0) throw InputError(filename, lineno, "operation outside an entry", raw);
     if (is_block_arguments(line)) {
       ++depth;
+      regions.push_back({});
       continue;
     }
     auto op = operation(line);
     if (!op) throw InputError(filename, lineno, "unrecognized line in TileIR", raw);
     ++stats.ops[op->name];
+    if (is_memory_op(op->name)) {
+      TileMemoryOp m;
+      m.name = op->name;
+      m.store = op->name.rfind("store_", 0) == 0;
+      m.bytes = moved_bytes(op->rest, m.store);
+      regions.back().ops.push_back(stats.memory.size());
+      stats.memory.push_back(std::move(m));
+      op_loc.push_back(loc);
+    }
     if (op->name == "make_token") {
       for (auto& name : result_names(op->results)) fresh_tokens.insert(std::move(name));
     }
@@ -119,13 +245,32 @@ TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
       ++stats.token_ordered;
       if (!fresh_tokens.count(token)) ++stats.token_chained;
     }
-    if (!line.empty() && line.back() == '{') ++depth;
+    if (!line.empty() && line.back() == '{') {
+      ++depth;
+      regions.push_back({op->name == "for" || op->name == "loop", {}});
+    }
   }
   if (depth != 0) {
     throw InputError(filename, last,
                      "TileIR is truncated: " + std::to_string(depth) + " region(s) not closed");
   }
   if (stats.entries == 0) throw InputError(filename, last, "no entry in TileIR");
+  for (std::size_t i = 0; i < stats.memory.size(); ++i) {
+    SourceLoc where = locations.resolve(op_loc[i]);
+    stats.memory[i].file = where.file;
+    stats.memory[i].line = where.line;
+  }
+  // Loops close innermost first: the outermost's line goes first.
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    int line = locations.resolve(it->first).line;
+    for (std::size_t i : it->second) {
+      if (line > 0) {
+        stats.memory[i].loops.push_back(line);
+      } else {
+        stats.memory[i].in_unknown_loop = true;
+      }
+    }
+  }
   return stats;
 }
 

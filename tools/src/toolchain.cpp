@@ -202,9 +202,13 @@ std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode) {
   if (!fs::exists(tool)) {
     throw ToolError(fmt::format("tileirdisasm not found at '{}' (it ships beside tileiras)", tool));
   }
-  auto r = run_process({tool, bytecode}, tool_environment(tc, tool));
+  std::vector<std::string> argv = {tool};
+  argv.insert(argv.end(), std::begin(kTileirdisasmArgs), std::end(kTileirdisasmArgs));
+  argv.push_back(bytecode);
+  auto r = run_process(argv, tool_environment(tc, tool));
   if (std::string failure = tool_failure(r, r.err, true); !failure.empty()) {
-    throw ToolError(fmt::format("tileirdisasm {} failed {}", bytecode, failure));
+    throw ToolError(fmt::format("tileirdisasm {} {} failed {}", fmt::join(kTileirdisasmArgs, " "), bytecode,
+                                failure));
   }
   return r.out;
 }

@@ -46,8 +46,10 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
                                const std::string& arch, const std::string& cubin,
                                const std::string& remarks);
 
-// TileIR text of a bytecode file, from tileirdisasm.
+// TileIR text of a bytecode file, from tileirdisasm, with each operation's
+// source location (-g: where the launch model finds a tile's line and loops).
 std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode);
+inline const char* const kTileirdisasmArgs[] = {"-g"};
 
 // The SASS listing of `cubin`, byte for byte what `cuobjdump --dump-sass`
 // prints, made the cheaper way: cuobjdump's own header line, then nvdisasm
