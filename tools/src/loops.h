@@ -44,6 +44,10 @@ struct Problem {
   std::vector<std::int64_t> grid;
   std::int64_t blocks = 0;
   std::vector<TripDeclaration> trips;
+  // The bytes of the arrays the launch passes (each read or written once:
+  // the floor on its memory traffic), 0 when not known, and why not.
+  std::int64_t floor_bytes = 0;
+  std::string floor_unknown;
 };
 
 struct LineRange {

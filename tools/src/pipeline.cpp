@@ -119,6 +119,10 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
     d.trips = bounded_integer(t.at("trips"), "trips of '" + d.key + "'", filename, 0, kMaxTrips);
     p.trips.push_back(std::move(d));
   }
+  if (j.contains("bytes")) p.floor_bytes = bounded_integer(j.at("bytes"), "bytes", filename, 0, kMaxCount);
+  if (j.contains("launch_error")) {
+    p.floor_unknown = j.at("launch_error").is_string() ? j.at("launch_error").get<std::string>() : "not a string";
+  }
   return p;
 }
 
@@ -196,7 +200,17 @@ auto parse_output(const ToolOutputs& outputs, const std::string& tool, Parse par
 
 }  // namespace
 
-Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem) {
+KernelAttributes kernel_of(const SassListing& sass, const std::string& cubin_data, const ElfFile& elf,
+                           const std::string& cubin) {
+  for (const auto& fn : sass.functions) {
+    auto attributes = kernel_attributes(cubin_data, elf, fn.name, cubin);
+    if (attributes.threads_per_block() > 0) return attributes;
+  }
+  return {};
+}
+
+Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem,
+                    bool keep_events) {
   std::istringstream sass_in(outputs.sass_text);
   std::istringstream res_in(outputs.res_usage_text);
   SassListing sass = parse_output(outputs, "cuobjdump --dump-sass " + cubin,
@@ -212,17 +226,27 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
     out.values.merge(remark_metrics(remarks));
     out.notes = remark_diagnostics(remarks);
   }
+  std::optional<TileIrStats> tileir;
+  if (!outputs.tileir_name.empty()) {
+    tileir = parse_output(outputs, "tileirdisasm",
+                          [&] { return parse_tileir(outputs.tileir_text, outputs.tileir_name); });
+    out.values.merge(tileir_metrics(*tileir));
+  }
   LineTable lines = read_line_table(cubin_data, elf, cubin);
   out.lines = count_source_lines(sass, lines);
-  LoopOptions options{&lines, problem, tensor_macs_hint(out.values)};
-  out.loops = analyze_loops(sass, options);
+  KernelAttributes attributes = kernel_of(sass, cubin_data, elf, cubin);
+  std::int64_t hint = tensor_macs_hint(out.values);
+  int warps = static_cast<int>(std::min<std::int64_t>((attributes.threads_per_block() + 31) / 32, kMaxWarps));
+  LoopOptions options{&lines, problem, hint, warps};
+  std::vector<FunctionFlow> flows;
+  out.loops = analyze_loops(sass, options, &flows);
   out.values.merge(loop_metrics(out.loops, problem));
   for (const auto& note : out.loops.notes) out.notes.push_back(note);
-  if (!outputs.tileir_name.empty()) {
-    auto tileir = parse_output(outputs, "tileirdisasm",
-                               [&] { return parse_tileir(outputs.tileir_text, outputs.tileir_name); });
-    out.values.merge(tileir_metrics(tileir));
-  }
+  LaunchInputs launch{&sass, &flows, &out.loops, &lines, tileir ? &*tileir : nullptr, problem, attributes,
+                      out.values["regs"], out.values["shared.bytes"], hint, keep_events};
+  out.launch = estimate_launch(launch);
+  out.values.merge(launch_metrics(out.launch));
+  for (const auto& note : out.launch.notes) out.notes.push_back(note);
   for (auto& note : resource_notes(out.values)) out.notes.push_back(std::move(note));
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launch_model.h"
 #include "loops.h"
 #include "source_lines.h"
 #include "toolchain.h"
@@ -38,6 +39,7 @@ struct Measurement {
   std::map<std::string, std::int64_t> values;
   std::vector<std::string> notes;  // diagnostics: never gate by themselves
   LoopReport loops;                // the loops behind the loop.* and cost.* metrics
+  LaunchEstimate launch;           // the launch model behind cost.time_ns (its timeline without events)
   LineCounts lines;                // instructions per source line
 };
 
@@ -51,8 +53,15 @@ ToolOutputs saved_tool_outputs(const std::string& prefix, const std::string& rem
 // `prefix` (<config>.<arch>): what the result cache stores.
 std::map<std::string, std::string> artifact_paths(const std::string& prefix);
 
+// With `keep_events`, the launch estimate keeps each loop's replay (the
+// picture of `tileperf loops --gantt` and the HTML report).
 Measurement measure(const ToolOutputs& outputs, const std::string& cubin,
-                    const Problem* problem = nullptr);
+                    const Problem* problem = nullptr, bool keep_events = false);
+
+// The attributes of the listing's kernel: the first function the cubin
+// gives a thread count.
+KernelAttributes kernel_of(const SassListing& sass, const std::string& cubin_data, const ElfFile& elf,
+                           const std::string& cubin);
 
 // Multiply-accumulates per tensor-core instruction whose opcode has no
 // shape (tcgen05): the mean of the tensor-core remarks' shapes, 0 without.

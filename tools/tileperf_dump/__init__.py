@@ -49,6 +49,7 @@ from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSig
 
 from tileperf_dump.placeholders import (Placeholder, PlaceholderError, describe,
                                         is_placeholder, placeholder_modules)
+from tileperf_dump.standin import StandInTorch, launch_arrays
 
 NAME_RE = re.compile(r"[A-Za-z0-9_]+")
 
@@ -168,10 +169,15 @@ class Problem:
     consumer loops of a warp-specialised pipeline, say) inherit its count.
     Loops without a declared count are assumed to run the default number of
     times (see README, *Cost model*). ``sizes``: the keyword arguments of the
-    configuration's ``case`` that build this launch on a GPU."""
+    configuration's ``case`` that build this launch on a GPU. The dump step
+    also runs ``case`` with a stand-in for torch (:mod:`tileperf_dump.standin`)
+    to record the arrays the launch passes and their bytes, the floor on
+    what the launch moves; ``bytes`` states that floor instead, for a case
+    the stand-in cannot run."""
     grid: int | Sequence[int]
     trips: Mapping[str, int] = field(default_factory=dict)
     sizes: Mapping[str, int] = field(default_factory=dict)
+    bytes: int | None = None
 
     @property
     def grid_dims(self) -> tuple[int, ...]:
@@ -326,7 +332,29 @@ def problem_record(config: Config, name: str) -> dict | None:
                                  f"{', '.join(map(str, lines))}")
             lines = [lines[int(nth) - 1]]
         trips.append({"loop": key, "file": str(source), "lines": lines, "trips": count})
-    return {"grid": grid, "blocks": math.prod(grid), "trips": trips}
+    record = {"grid": grid, "blocks": math.prod(grid), "trips": trips}
+    record.update(launch_record(config, where))
+    return record
+
+
+def launch_record(config: Config, where: str) -> dict:
+    """What the launch moves, from ``case`` run with the stand-in for torch:
+    its arrays and the bytes of their allocations (``bytes``, the floor), and
+    the grid the case launches; ``bytes`` declared by the problem wins. When
+    the case cannot run under the stand-in, the reason (``launch_error``)."""
+    problem = config.problem
+    out: dict = {}
+    if config.case is not None:
+        try:
+            case = config.case(StandInTorch(), **problem.sizes)
+            arrays, floor = launch_arrays(case.args)
+            out = {"arrays": arrays, "bytes": floor, "case_grid": list(case.grid)}
+        except Exception as e:  # recorded: the gate then has no floor
+            out = {"launch_error": f"{where}.case with the stand-in for torch: {type(e).__name__}: {e}"}
+    if problem.bytes is not None:
+        out["bytes"] = _check_count(f"{where}.bytes", problem.bytes, 0)
+        out.pop("launch_error", None)
+    return out
 
 
 def _identity_text(value) -> str:

@@ -1,0 +1,315 @@
+"""A stand-in for ``torch`` that knows shapes, dtypes and strides and holds
+no data, so that a configuration's ``case(torch, **sizes)`` can be run on a
+machine without torch or a GPU to learn what the launch moves: the arrays it
+passes the kernel, their shapes and their bytes (the floor on what a launch
+must read and write).
+
+Only what builds a launch is supported: creating tensors (``randn``,
+``empty``, ``zeros``, ``ones``, ``full``, ``randint``, ``rand``, ``arange``,
+the ``*_like`` forms), ``.to()``, arithmetic with broadcasting, ``view``,
+``reshape``, ``transpose``/``t``/``permute``, ``contiguous``, slicing with
+steps of one, and the dtype names. Computing values is not: an expectation
+(``Case.expected``) is never called here. Anything else raises
+:class:`StandInError` naming what was used.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from typing import Any, Sequence
+
+
+class StandInError(RuntimeError):
+    """A case used something the stand-in cannot do without real data."""
+
+
+class DType:
+    def __init__(self, name: str, itemsize: int):
+        self.name, self.itemsize = name, itemsize
+        self.is_floating_point = name.startswith(("float", "bfloat"))
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+_DTYPES = {
+    "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1,
+    "int16": 2, "int32": 4, "int64": 8, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1,
+    "float8_e8m0fnu": 1, "float4_e2m1fn_x2": 1, "complex64": 8,
+}
+_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "int": "int32",
+            "long": "int64", "short": "int16"}
+
+
+def _row_major(shape: Sequence[int]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _shape_of(args) -> tuple[int, ...]:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    shape = tuple(args)
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
+        raise StandInError(f"a tensor shape must be non-negative integers, got {shape!r}")
+    return shape
+
+
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    for x, y in zip(reversed((1,) * (len(b) - len(a)) + a), reversed((1,) * (len(a) - len(b)) + b)):
+        if x != y and 1 not in (x, y):
+            raise StandInError(f"shapes {a} and {b} do not broadcast")
+        out.append(max(x, y))
+    return tuple(reversed(out))
+
+
+class Tensor:
+    """A tensor's shape, strides (in elements) and dtype; its storage is the
+    elements it spans."""
+
+    def __init__(self, shape, dtype: DType, strides=None, base: "Tensor | None" = None,
+                 device: str = "cuda"):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self._strides = tuple(strides) if strides is not None else _row_major(self.shape)
+        self.base = base.base if base is not None else self  # the allocation a view is of
+        self.storage_elements = math.prod(self.shape) if base is None else base.storage_elements
+        self.device = device
+
+    # shape and layout
+    def size(self, dim: int | None = None):
+        return self.shape if dim is None else self.shape[dim]
+
+    def stride(self, dim: int | None = None):
+        return self._strides if dim is None else self._strides[dim]
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    ndim = property(dim)
+
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self) -> bool:
+        return self._strides == _row_major(self.shape)
+
+    def data_ptr(self) -> int:
+        return 1 << 20  # aligned, as a fresh allocation is
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def _like(self, shape=None, dtype=None) -> "Tensor":
+        return Tensor(self.shape if shape is None else shape, dtype or self.dtype, device=self.device)
+
+    # conversions
+    def to(self, *args, **kwargs) -> "Tensor":
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, DType):
+                dtype = a
+        return self if dtype is None else self._like(dtype=dtype)
+
+    def contiguous(self, *args, **kwargs) -> "Tensor":
+        return self if self.is_contiguous() else self._like()
+
+    def clone(self, *args, **kwargs) -> "Tensor":
+        return self._like()
+
+    def cuda(self, *args, **kwargs) -> "Tensor":
+        return self
+
+    def half(self): return self._like(dtype=_dtype("float16"))
+    def float(self): return self._like(dtype=_dtype("float32"))
+    def double(self): return self._like(dtype=_dtype("float64"))
+    def bfloat16(self): return self._like(dtype=_dtype("bfloat16"))
+    def int(self): return self._like(dtype=_dtype("int32"))
+    def long(self): return self._like(dtype=_dtype("int64"))
+
+    # views
+    def view(self, *shape) -> "Tensor":
+        return self.reshape(*shape)
+
+    def reshape(self, *shape) -> "Tensor":
+        shape = list(_shape_of(shape) if not (len(shape) == 1 and isinstance(shape[0], int) and shape[0] == -1)
+                     else (self.numel(),))
+        if shape.count(-1) > 1:
+            raise StandInError("reshape: more than one -1")
+        if -1 in shape:
+            known = math.prod(n for n in shape if n != -1)
+            shape[shape.index(-1)] = self.numel() // max(known, 1)
+        if math.prod(shape) != self.numel():
+            raise StandInError(f"reshape of {self.shape} to {tuple(shape)}")
+        return Tensor(shape, self.dtype, base=self, device=self.device)
+
+    def transpose(self, a: int, b: int) -> "Tensor":
+        order = list(range(self.dim()))
+        order[a], order[b] = order[b], order[a]
+        return self.permute(*order)
+
+    def t(self) -> "Tensor":
+        return self.transpose(0, 1)
+
+    @property
+    def T(self) -> "Tensor":
+        return self.permute(*reversed(range(self.dim())))
+
+    def permute(self, *order) -> "Tensor":
+        order = _shape_of(order) if order and isinstance(order[0], (tuple, list)) else order
+        return Tensor([self.shape[i] for i in order], self.dtype, [self._strides[i] for i in order],
+                      self, self.device)
+
+    def __getitem__(self, index) -> "Tensor":
+        index = index if isinstance(index, tuple) else (index,)
+        if Ellipsis in index:
+            at = index.index(Ellipsis)
+            index = index[:at] + (slice(None),) * (self.dim() - len(index) + 1) + index[at + 1:]
+        shape, strides = [], []
+        for d, (n, s) in enumerate(zip(self.shape, self._strides)):
+            i = index[d] if d < len(index) else slice(None)
+            if isinstance(i, int):
+                continue
+            if i is None or not isinstance(i, slice) or i.step not in (None, 1):
+                raise StandInError(f"indexing with {i!r}")
+            lo, hi, _ = i.indices(n)
+            shape.append(max(hi - lo, 0))
+            strides.append(s)
+        return Tensor(shape, self.dtype, strides, self, self.device)
+
+    # arithmetic: shape and dtype only
+    def _binary(self, other) -> "Tensor":
+        shape = _broadcast(self.shape, other.shape) if isinstance(other, Tensor) else self.shape
+        return self._like(shape=shape)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _binary
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __floordiv__ = __mod__ = _binary
+
+    def __neg__(self):
+        return self._like()
+
+    def __abs__(self):
+        return self._like()
+
+    def abs(self):
+        return self._like()
+
+    def fill_(self, *args):
+        return self
+
+    zero_ = normal_ = uniform_ = fill_
+
+    def __repr__(self) -> str:
+        return f"StandInTensor(shape={self.shape}, dtype={self.dtype!r}, stride={self._strides})"
+
+
+def _dtype(name: str) -> DType:
+    name = _ALIASES.get(name, name)
+    return DType(name, _DTYPES[name])
+
+
+def _create(*shape, dtype=None, device="cuda", **kwargs) -> Tensor:
+    return Tensor(_shape_of(shape), dtype or _dtype("float32"), device=str(device))
+
+
+def _like_creator(x: Tensor, *args, dtype=None, **kwargs) -> Tensor:
+    return x._like(dtype=dtype)
+
+
+def _full(shape, value, dtype=None, device="cuda", **kwargs) -> Tensor:
+    return Tensor(_shape_of((shape,) if isinstance(shape, int) else tuple(shape)),
+                  dtype or _dtype("float32"), device=str(device))
+
+
+def _randint(low, high=None, size=None, dtype=None, device="cuda", **kwargs) -> Tensor:
+    if size is None:
+        raise StandInError("randint without a size")
+    return Tensor(_shape_of(tuple(size)), dtype or _dtype("int64"), device=str(device))
+
+
+def _arange(*args, dtype=None, device="cuda", **kwargs) -> Tensor:
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
+    return Tensor((max(0, math.ceil((end - start) / step)),), dtype or _dtype("int64"), device=str(device))
+
+
+class _Unsupported:
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr):
+        return _Unsupported(f"{self._name}.{attr}")
+
+    def __call__(self, *args, **kwargs):
+        raise StandInError(f"{self._name}() needs real data; the stand-in for torch only builds "
+                           f"launches (shapes, dtypes, strides)")
+
+
+class StandInTorch(types.ModuleType):
+    """What ``torch`` is to a case run by the dump step."""
+
+    Tensor = Tensor
+    dtype = DType
+
+    def __init__(self, multiprocessors: int = 132, capability: tuple[int, int] = (9, 0)):
+        super().__init__("torch")
+        for name in _DTYPES:
+            setattr(self, name, _dtype(name))
+        for alias in _ALIASES:
+            setattr(self, alias, _dtype(alias))
+        self.randn = self.rand = self.empty = self.zeros = self.ones = _create
+        self.randn_like = self.rand_like = self.empty_like = self.zeros_like = _like_creator
+        self.ones_like = _like_creator
+        self.full = _full
+        self.randint = _randint
+        self.arange = _arange
+        self.manual_seed = lambda *a, **k: None
+        # A case may size a persistent grid from the device: the device is
+        # the one named here (by default the H200's 132 SMs, sm_90).
+        props = types.SimpleNamespace(multi_processor_count=multiprocessors, major=capability[0],
+                                      minor=capability[1], name="stand-in")
+        self.cuda = types.SimpleNamespace(is_available=lambda: True, synchronize=lambda: None,
+                                          current_device=lambda: 0, device_count=lambda: 1,
+                                          get_device_properties=lambda *a: props,
+                                          get_device_capability=lambda *a: capability)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Unsupported(f"torch.{name}")
+
+
+def array_record(value: Any) -> dict | None:
+    """What the launch record keeps of an argument that is a stand-in tensor:
+    its shape, strides and dtype, and the bytes of the allocation it views."""
+    if not isinstance(value, Tensor):
+        return None
+    return {"shape": list(value.shape), "strides": list(value.stride()), "dtype": value.dtype.name,
+            "bytes": value.storage_elements * value.dtype.itemsize}
+
+
+def launch_arrays(args: Sequence[Any]) -> tuple[list[dict], int]:
+    """The array arguments of a launch (with their parameter index) and the
+    bytes of the distinct allocations they view: the floor on what the
+    launch moves, each array read or written once."""
+    arrays, seen, floor = [], set(), 0
+    for index, value in enumerate(args):
+        record = array_record(value)
+        if record is None:
+            continue
+        arrays.append({"parameter": index, **record})
+        if id(value.base) not in seen:
+            seen.add(id(value.base))
+            floor += record["bytes"]
+    return arrays, floor
