@@ -19,8 +19,10 @@ namespace fs = std::filesystem;
 
 // Git's own words for what went wrong: its first line that says something.
 std::string git_message(const ProcessResult& r) {
-  for (const auto& line : split(r.err, '\n')) {
-    if (!is_blank(line)) return trim(line);
+  for (const std::string* text : {&r.err, &r.out}) {
+    for (const auto& line : split(*text, '\n')) {
+      if (!is_blank(line)) return trim(line);
+    }
   }
   return r.describe();
 }

@@ -182,6 +182,7 @@ Step judge_version(const BaselineVersion& before, const BaselineVersion& now, co
   if (before.removed || now.removed) return s;
   for (const auto& d : compare_metrics(before.metrics, now.metrics, policy).diffs) s.verdicts[d.name] = d.verdict;
   s.toolchain = toolchain_changes(before.metrics, now.metrics);
+  if (before.metrics.signature.empty()) return s;  // recorded for the first time: nothing to compare
   s.signature = classify_signature(before.metrics, now.metrics);
   s.signature_fields = signature_changes(before.metrics, now.metrics);
   return s;
@@ -306,6 +307,11 @@ TestSeries test_series(const TestHistory& test, const Policy& policy, const std:
   }
   TestSeries out;
   out.test = &test;
+  for (std::size_t k = 1; k < steps.size(); ++k) {
+    if (!steps[k].toolchain.empty() || steps[k].signature != SignatureChange::kNone) {
+      out.events.push_back({k, steps[k].toolchain, steps[k].signature, steps[k].signature_fields});
+    }
+  }
   for (const auto& name : metric_names(test)) {
     bool wanted = patterns.empty() ? is_gated(policy, name)
                                    : std::any_of(patterns.begin(), patterns.end(),

@@ -97,10 +97,20 @@ struct Drift {
   double limit = 0;  // the tolerance at from_value
 };
 
+// A version whose toolchain or signature differs from the one before,
+// whether or not a metric moved.
+struct VersionEvent {
+  std::size_t version = 0;
+  std::vector<std::string> toolchain;  // toolchain_changes
+  SignatureChange signature = SignatureChange::kNone;
+  std::vector<std::string> signature_fields;
+};
+
 struct TestSeries {
   const TestHistory* test = nullptr;
   std::vector<MetricSeries> metrics;  // by name
   std::vector<Drift> drifts;
+  std::vector<VersionEvent> events;   // oldest first
 };
 
 // The series of one test's metrics: those matching one of `patterns` ('*'

@@ -72,23 +72,24 @@ std::string text_point(const HistoryView& v, const TestSeries& t, const SeriesPo
                      cut_text(c.subject, 72));
 }
 
-// The toolchain and signature changes of the points shown, once per commit.
-std::string text_step_notes(const HistoryView& v, const TestSeries& t) {
-  std::map<std::size_t, std::string> notes;  // version -> note
-  for (const auto& s : t.metrics) {
-    for (const auto& p : s.points) {
-      const std::string sha = short_sha(commit_at(v, t, p).sha);
-      if (!p.toolchain.empty()) {
-        notes[p.version] = fmt::format("  toolchain at {}: {}\n", sha, fmt::join(p.toolchain, ", "));
-      }
-      if (p.signature != SignatureChange::kNone) {
-        notes[p.version] += fmt::format("  {} at {}: {}\n", p.signature == SignatureChange::kTuning ? "tuning" : "signature",
-                                        sha, fmt::join(p.signature_fields, "; "));
-      }
-    }
-  }
+std::string event_sha(const HistoryView& v, const TestSeries& t, const VersionEvent& e) {
+  return short_sha(v.history->commits[t.test->versions[e.version].commit].sha);
+}
+
+// The toolchain bumps and signature changes of the test, one line each.
+std::string text_events(const HistoryView& v, const TestSeries& t) {
   std::string out;
-  for (const auto& [version, note] : notes) out += note;
+  for (const auto& e : t.events) {
+    if (!e.toolchain.empty()) out += fmt::format("  toolchain at {}: {}\n", event_sha(v, t, e), fmt::join(e.toolchain, ", "));
+    if (e.signature == SignatureChange::kNone) continue;
+    std::vector<std::string> fields(e.signature_fields.begin(),
+                                    e.signature_fields.begin() + std::min<std::size_t>(e.signature_fields.size(), 6));
+    std::string more = fields.size() < e.signature_fields.size()
+                           ? fmt::format(" (and {} more)", e.signature_fields.size() - fields.size())
+                           : "";
+    out += fmt::format("  {} at {}: {}{}\n", e.signature == SignatureChange::kTuning ? "tuning" : "signature",
+                       event_sha(v, t, e), fmt::join(fields, "; "), more);
+  }
   return out;
 }
 
@@ -102,7 +103,7 @@ std::string text_test(const HistoryView& v, const TestSeries& t) {
     out += fmt::format("  {} ({})\n", s.metric, s.rule);
     for (std::size_t i = 0; i < s.points.size(); ++i) out += text_point(v, t, s.points[i], i == 0);
   }
-  out += text_step_notes(v, t);
+  out += text_events(v, t);
   for (const auto& d : t.drifts) out += "  drift: " + describe_drift(v, t, series_named(t, d.metric), d) + "\n";
   return out;
 }
@@ -162,7 +163,15 @@ nlohmann::json test_json(const HistoryView& v, const TestSeries& t) {
     metrics.push_back({{"metric", s.metric}, {"rule", s.rule}, {"points", points}});
   }
   for (const auto& d : t.drifts) drifts.push_back(drift_json(v, t, d));
-  return {{"test", t.test->test}, {"path", t.test->versions.back().path}, {"metrics", metrics}, {"drifts", drifts}};
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : t.events) {
+    events.push_back({{"commit", v.history->commits[t.test->versions[e.version].commit].sha},
+                      {"toolchain", e.toolchain},
+                      {"signature", signature_name(e.signature)},
+                      {"signature_changes", e.signature_fields}});
+  }
+  return {{"test", t.test->test}, {"path", t.test->versions.back().path}, {"metrics", metrics},
+          {"events", events}, {"drifts", drifts}};
 }
 
 // ---- HTML ----
@@ -177,7 +186,7 @@ std::string commit_href(const HistoryView& v, const std::string& sha) {
 }
 
 struct ChartFrame {
-  double width = 640, height = 150, left = 70, right = 16, top = 14, bottom = 26;
+  double width = 640, height = 150, left = 70, right = 60, top = 14, bottom = 26;
   std::size_t commits = 1;
   std::int64_t low = 0, high = 1;
   double x(std::size_t commit) const {
@@ -228,18 +237,19 @@ std::string chart_line(const TestSeries& t, const MetricSeries& s, const ChartFr
   return fmt::format("<path class=\"series\" d=\"{}\"/>", trim(path));
 }
 
-std::string chart_marks(const TestSeries& t, const MetricSeries& s, const ChartFrame& f) {
+std::string chart_marks(const TestSeries& t, const ChartFrame& f) {
   std::string out;
-  for (const auto& p : s.points) {
-    std::string kind = !p.toolchain.empty()                         ? "toolchain"
-                       : p.signature == SignatureChange::kTuning    ? "tuning"
-                       : p.signature == SignatureChange::kIdentity  ? "signature"
-                                                                    : "";
-    if (kind.empty()) continue;
-    double x = f.x(t.test->versions[p.version].commit);
-    out += fmt::format("<line class=\"mark mark-{0}\" x1=\"{1:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{3:.1f}\"/>"
-                       "<text class=\"mark-label mark-{0}\" x=\"{4:.1f}\" y=\"{5:.1f}\">{0}</text>",
-                       kind, x, f.top, f.height - f.bottom, x + 3, f.top + 9);
+  for (const auto& e : t.events) {
+    std::vector<std::string> kinds;
+    if (!e.toolchain.empty()) kinds.push_back("toolchain");
+    if (e.signature == SignatureChange::kTuning) kinds.push_back("tuning");
+    if (e.signature == SignatureChange::kIdentity) kinds.push_back("signature");
+    double x = f.x(t.test->versions[e.version].commit);
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      out += fmt::format("<line class=\"mark mark-{0}\" x1=\"{1:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{3:.1f}\"/>"
+                         "<text class=\"mark-label mark-{0}\" x=\"{4:.1f}\" y=\"{5:.1f}\">{0}</text>",
+                         kinds[i], x, f.top, f.height - f.bottom, x + 3, f.top + 9 + 11.0 * static_cast<double>(i));
+    }
   }
   return out;
 }
@@ -284,7 +294,8 @@ std::string chart_axes(const HistoryView& v, const ChartFrame& f) {
       "<text class=\"tick\" x=\"{0:.1f}\" y=\"{9:.1f}\">{10}</text>"
       "<text class=\"tick\" x=\"{3:.1f}\" y=\"{9:.1f}\" text-anchor=\"end\">{11}</text>",
       f.left, f.top, base, f.width - f.right, f.left - 6, f.y(f.high) + 4, f.high, f.y(f.low) + 4, f.low,
-      f.height - 8, commits.front().date, commits.back().date);
+      f.height - 8, short_sha(commits.front().sha) + " " + commits.front().date,
+      short_sha(commits.back().sha) + " " + commits.back().date);
 }
 
 std::string chart(const HistoryView& v, const TestSeries& t, const MetricSeries& s) {
@@ -295,7 +306,7 @@ std::string chart(const HistoryView& v, const TestSeries& t, const MetricSeries&
       "viewBox=\"0 0 {3:.0f} {4:.0f}\" role=\"img\" aria-label=\"{1} of {0} over the commits\">{5}{6}{7}{8}{9}</svg>"
       "</figure>\n",
       html_escape(t.test->test), html_escape(s.metric), html_escape(s.rule), f.width, f.height, chart_axes(v, f),
-      chart_drifts(v, t, s, f), chart_marks(t, s, f), chart_line(t, s, f), chart_points(v, t, s, f));
+      chart_drifts(v, t, s, f), chart_marks(t, f), chart_line(t, s, f), chart_points(v, t, s, f));
 }
 
 std::string html_test(const HistoryView& v, const TestSeries& t) {
@@ -338,6 +349,7 @@ svg text { font: 11px sans-serif; fill: #444; }
 .mark-toolchain { stroke: #b07aa1; fill: #b07aa1; } .mark-tuning { stroke: #f28e2b; fill: #f28e2b; }
 .mark-signature { stroke: #555; fill: #555; }
 text.mark-label { font-size: 10px; stroke: none; }
+span.mark-toolchain { color: #b07aa1; } span.mark-tuning { color: #f28e2b; } span.mark-signature { color: #555; }
 .drift { fill: #f6c343; fill-opacity: .3; }
 .drift-note { background: #fdf0c4; padding: .2em .5em; display: inline-block; margin: .2em 0; }
 .unreadable { background: #f8d0d0; padding: .2em .5em; }
@@ -347,14 +359,24 @@ tr:target td { background: #e8f0fb; }
 )css";
 }
 
+std::string legend_point(const std::string& cls, const std::string& text) {
+  return fmt::format("<span><svg width=\"12\" height=\"12\"><circle class=\"{}\" cx=\"6\" cy=\"6\" r=\"4.5\"/></svg> {}</span>",
+                     cls, text);
+}
+
+std::string legend_mark(const std::string& kind, const std::string& text) {
+  return fmt::format("<span><svg width=\"14\" height=\"12\"><line class=\"mark mark-{0}\" x1=\"7\" x2=\"7\" y1=\"0\" "
+                     "y2=\"12\"/></svg> <span class=\"mark-label mark-{0}\">{0}</span>: {1}</span>",
+                     kind, text);
+}
+
 std::string html_legend() {
-  return "<p class=\"legend\"><span><svg width=\"12\" height=\"12\"><circle class=\"point\" cx=\"6\" cy=\"6\" r=\"4.5\"/></svg> a change within its tolerance</span>"
-         "<span><svg width=\"12\" height=\"12\"><circle class=\"point verdict-regressed\" cx=\"6\" cy=\"6\" r=\"4.5\"/></svg> past it: regressed</span>"
-         "<span><svg width=\"12\" height=\"12\"><circle class=\"point verdict-improved\" cx=\"6\" cy=\"6\" r=\"4.5\"/></svg> improved</span>"
-         "<span class=\"mark-toolchain\">toolchain</span> a toolchain bump"
-         " <span class=\"mark-tuning\">tuning</span> a tuning change of the signature"
-         " <span class=\"mark-signature\">signature</span> another kernel"
-         " <span class=\"drift-note\">drift</span> steps within the tolerance that add up past it</p>\n";
+  return "<p class=\"legend\">" + legend_point("point", "a change within its tolerance") +
+         legend_point("point verdict-regressed", "past it (regressed)") +
+         legend_point("point verdict-improved", "improved past it") +
+         legend_mark("toolchain", "a toolchain bump") + legend_mark("tuning", "a tuning change (constants, hints)") +
+         legend_mark("signature", "another kernel (an identity change)") +
+         "<span><span class=\"drift-note\">drift</span>: steps each within the tolerance that add up past it</span></p>\n";
 }
 
 }  // namespace
