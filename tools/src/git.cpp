@@ -103,7 +103,9 @@ std::string git_output(const std::string& repo, const std::vector<std::string>& 
 }
 
 std::string git_toplevel(const std::string& dir) {
-  return trim(git_output(dir, {"rev-parse", "--show-toplevel"}));
+  ProcessResult r = run_git(dir, {"rev-parse", "--show-toplevel"});
+  if (!r.ok()) throw UsageError(dir + ": not in a git work tree (" + git_message(r) + ")");
+  return trim(r.out);
 }
 
 std::string git_commit_of(const std::string& repo, const std::string& rev) {
