@@ -6,7 +6,8 @@
 #
 #   check.sh repo            install tileperf, make the repository's twelve commits
 #   check.sh history         history reports each change at its commit, marks the
-#                            toolchain bump and the tuning change, flags the drift
+#                            toolchain bump and the tuning change, flags the drift;
+#                            the summary of a gate run names it
 #   check.sh bisect          bisect names the regressing commit (metric and verdict),
 #                            skips the commit that does not build, and leaves the
 #                            repository's checkout and build as they were
@@ -209,6 +210,11 @@ step_history() {
     "$WORK/history.txt" || fail "the text does not flag the drift"
   grep -q "^    $(short c8) [0-9-]* *[0-9]* *+[0-9]* *+[0-9.]*% *regressed .*poly: the exponential" "$WORK/history.txt" ||
     fail "the text does not show the regressing commit"
+  # The summary of a gate run names the drift under the test's line.
+  ctest --test-dir "$build" -L perf >"$WORK/gate.log" 2>&1 || fail "the gate failed at HEAD: $(cat "$WORK/gate.log")"
+  "$tileperf" summary "$build/tileperf" --history "$WORK/history.json" >"$WORK/summary.txt"
+  grep -A3 "^perf.poly.f32_1024.sm_120 " "$WORK/summary.txt" | grep -q "^    drift: sass.instructions [0-9]* -> [0-9]* .* from $(short c1) to $(short c7)" ||
+    fail "the summary does not name the drift: $(cat "$WORK/summary.txt")"
   # A range: the state at c4 is where it starts.
   "$tileperf" history "$(sha c4)..HEAD" --test poly --metric sass.instructions >"$WORK/range.txt"
   grep -q "^    $(short c4) [0-9-]* *[0-9]* .*start" "$WORK/range.txt" || fail "a range does not start at its base: $(cat "$WORK/range.txt")"

@@ -202,6 +202,12 @@ BOOST_AUTO_TEST_CASE(the_text_names_each_change_and_the_drift) {
              text);
   auto json = history_json(view);
   BOOST_TEST(json["tests"][0]["drifts"][0]["crossed"] == h.commits[2].sha);
+  fs::path file = fs::temp_directory_path() / ("tileperf-history-notes-" + std::to_string(getpid()) + ".json");
+  write_file_atomic(file.string(), json.dump());
+  auto notes = read_drift_notes(file.string());
+  fs::remove(file);
+  BOOST_REQUIRE_EQUAL(notes["perf.gelu.f16_1024.sm_120"].size(), 1u);
+  BOOST_TEST(notes["perf.gelu.f16_1024.sm_120"][0].find("sass.instructions 1000 -> 1016") == 0);
   std::string html = history_html(view);
   BOOST_TEST(html.find("<rect class=\"drift\"") != std::string::npos);
   BOOST_TEST(html.find("<a href=\"#commit-" + h.commits[2].sha + "\"") != std::string::npos);

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "error.h"
+#include "json_input.h"
 #include "text.h"
 
 namespace tileperf {
@@ -146,6 +148,7 @@ nlohmann::json drift_json(const HistoryView& v, const TestSeries& t, const Drift
   std::vector<std::string> steps;
   for (std::size_t i = d.from + 1; i <= d.to; ++i) steps.push_back(commit_at(v, t, s.points[i]).sha);
   return {{"metric", d.metric},
+          {"text", describe_drift(v, t, s, d)},
           {"from", commit_at(v, t, s.points[d.from]).sha},
           {"to", commit_at(v, t, s.points[d.to]).sha},
           {"crossed", commit_at(v, t, s.points[d.crossed]).sha},
@@ -424,6 +427,26 @@ std::string history_html(const HistoryView& v) {
   for (const auto& u : v.history->unreadable) out += "<p class=\"unreadable\">unreadable: " + html_escape(u.error) + "</p>\n";
   for (const auto& t : v.tests) out += html_test(v, t);
   return out + html_commits(v) + "</body></html>\n";
+}
+
+std::map<std::string, std::vector<std::string>> read_drift_notes(const std::string& path) {
+  nlohmann::json j = parse_json(read_file(path), path);
+  if (!j.is_object() || j.value("format", "") != kHistoryFormat || !j.contains("tests") || !j.at("tests").is_array()) {
+    throw InputError(path, 0, std::string("not a ") + kHistoryFormat + " file (tileperf history --json writes one)");
+  }
+  std::map<std::string, std::vector<std::string>> notes;
+  for (const auto& t : j.at("tests")) {
+    if (!t.is_object() || !t.contains("drifts") || !t.at("drifts").is_array()) {
+      throw InputError(path, 0, "each entry of 'tests' must be an object with a list 'drifts'");
+    }
+    for (const auto& d : t.at("drifts")) {
+      if (!d.is_object() || !d.contains("text") || !d.at("text").is_string()) {
+        throw InputError(path, 0, "each drift of " + t.value("test", std::string("a test")) + " must have a 'text'");
+      }
+      notes[t.value("test", "")].push_back(d.at("text").get<std::string>());
+    }
+  }
+  return notes;
 }
 
 }  // namespace tileperf
