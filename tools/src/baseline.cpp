@@ -58,8 +58,8 @@ void write_baseline(const std::string& path, const Metrics& m, const Policy& pol
   write_file_atomic(path, main.dump(2) + "\n");
 }
 
-Metrics read_baseline(const std::string& path) {
-  nlohmann::json j = parse_json(read_file(path), path);
+Metrics parse_baseline(const std::string& path, const std::string& text, const DetailReader& read_detail) {
+  nlohmann::json j = parse_json(text, path);
   Metrics m = metrics_from_json(j, path);
   if (!j.contains("detail")) return m;
   const auto& ref = j.at("detail");
@@ -72,14 +72,14 @@ Metrics read_baseline(const std::string& path) {
     throw InputError(path, 0, "key 'detail.file' must name " + fs::path(detail_path(path)).filename().string());
   }
   std::string file = detail_path(path);
-  if (!fs::exists(file)) throw InputError(file, 0, "missing: " + path + " names it as its detail");
-  std::string text = read_file(file);
-  if (sha256_hex(text) != ref.at("sha256").get<std::string>()) {
+  std::optional<std::string> detail = read_detail(file);
+  if (!detail) throw InputError(file, 0, "missing: " + path + " names it as its detail");
+  if (sha256_hex(*detail) != ref.at("sha256").get<std::string>()) {
     throw InputError(file, 0, "is not the detail of " + path +
                                   " (its SHA-256 differs from the one the baseline names): "
                                   "an interrupted update or a bad merge; update this baseline again");
   }
-  nlohmann::json d = parse_json(text, file);
+  nlohmann::json d = parse_json(*detail, file);
   if (!d.is_object() || d.value("format", "") != kDetailFormat) {
     throw InputError(file, 0, std::string("not a ") + kDetailFormat + " file");
   }
@@ -93,6 +93,14 @@ Metrics read_baseline(const std::string& path) {
   }
   if (d.contains("lines")) m.lines = json_counts(d.at("lines"), file, "lines");
   return m;
+}
+
+Metrics read_baseline(const std::string& path) {
+  auto from_disk = [](const std::string& file) -> std::optional<std::string> {
+    if (!fs::exists(file)) return std::nullopt;
+    return read_file(file);
+  };
+  return parse_baseline(path, read_file(path), from_disk);
 }
 
 }  // namespace tileperf

@@ -6,6 +6,8 @@
 // another update (an interrupted one, a bad merge) is refused, not mixed in.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "metrics.h"
@@ -26,5 +28,12 @@ void write_baseline(const std::string& path, const Metrics& m, const Policy& pol
 // Both files merged into one Metrics. A baseline without a detail entry
 // (one file, as older releases wrote) is read whole.
 Metrics read_baseline(const std::string& path);
+
+// The same from text at hand: `text` is the main file's, named `path` in
+// errors; `read_detail(detail path)` gives the detail file's text, or
+// nothing when there is no such file (a baseline of another commit, read
+// from git). Errors name the files as `path` and its detail path.
+using DetailReader = std::function<std::optional<std::string>(const std::string&)>;
+Metrics parse_baseline(const std::string& path, const std::string& text, const DetailReader& read_detail);
 
 }  // namespace tileperf

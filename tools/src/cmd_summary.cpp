@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "error.h"
+#include "history_report.h"
 #include "metrics.h"
 #include "preview.h"
 #include "report.h"
@@ -70,7 +71,9 @@ int run_summary(const Args& args) {
                "summary");
   std::vector<std::string> dirs;
   bool timings = false, all_runs = false;
+  std::string history;
   app.add_option("dirs", dirs, "folders to search")->required();
+  app.add_option("--history", history, "the --json of tileperf history: each shown test's drift under its line");
   app.add_flag("--all-runs", all_runs,
                "include results that earlier runs left behind (flagged), which are left out by default");
   app.add_flag("--timings", timings,
@@ -84,12 +87,14 @@ int run_summary(const Args& args) {
     print_timings(results);
     return kExitOk;
   }
+  auto drifts = history.empty() ? std::map<std::string, std::vector<std::string>>() : read_drift_notes(history);
   ReportView view = make_report_view(results, all_runs);
   std::size_t width = 0;
   for (const auto& t : view.tests) width = std::max(width, t.name.size());
   for (const auto& t : view.tests) {
     fmt::print("{:<{}}  {:<17}{}{}\n{}", t.name, width, t.state, format_key_metrics(t.result->key_metrics),
                t.earlier_run ? "  (earlier run)" : "", details(t));
+    for (const auto& d : drifts[t.name]) fmt::print("    drift: {}\n", d);
   }
   fmt::print("{} tests: {}\n", view.tests.size(), view.counts_text());
   std::vector<const TestResult*> shown;

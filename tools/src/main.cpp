@@ -39,6 +39,9 @@ const Subcommand kSubcommands[] = {
     {"preview", "a toolchain bump as one review: what the new toolchain moves, per verdict and metric",
      run_preview},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
+    {"history", "each metric's values over the baselines' git log: changes, bumps, tuning, drift", run_history},
+    {"bisect", "the first commit that moved one test's metric or verdict, built in a worktree of its own",
+     run_bisect},
 };
 
 void print_help() {

@@ -99,10 +99,11 @@ class SignalForwarding {
 };
 
 // In the children, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_tool(int out, int err, int report, char** argv, char** envp) {
+[[noreturn]] void exec_tool(int in, int out, int err, int report, char** argv, char** envp) {
   for (int sig : kForwarded) ::signal(sig, SIG_DFL);
   ::signal(SIGUSR1, SIG_DFL);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (in >= 0) ::dup2(in, 0);
   ::dup2(out, 1);
   ::dup2(err, 2);
   ::execvpe(argv[0], argv, envp);
@@ -129,7 +130,7 @@ void kill_own_group(int) { ::kill(0, SIGKILL); }
 // ends as the tool ended. Should tileperf die, even by SIGKILL, the kernel
 // sends it SIGUSR1 (PR_SET_PDEATHSIG) and it kills the whole group: the tool
 // and whatever the tool started. Forwarded signals are the tool's to handle.
-[[noreturn]] void lead_group(pid_t parent, int out, int err, int report, char** argv, char** envp) {
+[[noreturn]] void lead_group(pid_t parent, int in, int out, int err, int report, char** argv, char** envp) {
   ::setpgid(0, 0);
   sigset_t none;
   sigemptyset(&none);
@@ -139,7 +140,8 @@ void kill_own_group(int) { ::kill(0, SIGKILL); }
   if (::getppid() != parent) kill_own_group(0);  // tileperf died before prctl
   for (int sig : kForwarded) ::signal(sig, SIG_IGN);
   pid_t tool = ::fork();
-  if (tool == 0) exec_tool(out, err, report, argv, envp);
+  if (tool == 0) exec_tool(in, out, err, report, argv, envp);
+  if (in >= 0) ::close(in);
   ::close(out);
   ::close(err);
   ::close(report);
@@ -223,14 +225,24 @@ void check_timeout(double seconds) {
 // be run at all.
 pid_t start_tool(const std::vector<std::string>& argv, const ProcessOptions& options, Pipe& out, Pipe& err) {
   Pipe report;
+  int in = -1;
+  if (!options.input_file.empty()) {
+    in = ::open(options.input_file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) throw ToolError(fmt::format("cannot run {}: {}: {}", argv[0], options.input_file, std::strerror(errno)));
+  }
   std::vector<std::string> args = argv;
   std::vector<std::string> env = child_environment(options);
   auto c_args = c_strings(args);
   auto c_env = c_strings(env);
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid < 0) throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(errno)));
-  if (pid == 0) lead_group(parent, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data());
+  if (pid < 0) {
+    int e = errno;
+    if (in >= 0) ::close(in);
+    throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(e)));
+  }
+  if (pid == 0) lead_group(parent, in, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data());
+  if (in >= 0) ::close(in);
   ::setpgid(pid, pid);
   out.close_end(1);
   err.close_end(1);

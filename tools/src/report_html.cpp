@@ -10,25 +10,13 @@
 
 #include "report_formats.h"
 #include "report_html_assets.h"
+#include "text.h"
 
 namespace tileperf {
 
 namespace {
 
-// Text safe inside an element or a quoted attribute.
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string esc(const std::string& s) { return html_escape(s); }
 
 std::string state_class(const std::string& state) {
   std::string s = state;

@@ -145,4 +145,23 @@ void write_file_atomic(const std::string& path, const std::string& content, Dura
   }
 }
 
+std::string cut_text(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return std::string(s);
+  return std::string(s.substr(0, max > 3 ? max - 3 : 0)) + "...";
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace tileperf

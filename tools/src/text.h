@@ -15,6 +15,10 @@ std::string trim(std::string_view s);
 // Line `line` (1-based) of `text` without its newline; "" past the end.
 std::string line_at(const std::string& text, int line);
 std::vector<std::string> split(std::string_view s, char sep);
+// `s` cut to at most `max` characters, ending in "..." when it was cut.
+std::string cut_text(std::string_view s, std::size_t max);
+// Text safe inside an HTML element or a quoted attribute.
+std::string html_escape(std::string_view s);
 
 // A decimal count: digits only, at most `max` (no sign, no spaces), or nothing.
 std::optional<std::int64_t> parse_count(std::string_view s, std::int64_t max);
