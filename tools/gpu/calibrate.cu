@@ -236,6 +236,120 @@ __global__ void bulk_store_kernel(char* dst_base, size_t span, unsigned bytes, i
 
 __global__ void empty_kernel() {}
 
+// Eight independent chains of one instruction per thread, many warps per
+// SM: results per clock per SM of that instruction (against the launch's
+// time and the SM clock).
+#define ALU_KERNEL(NAME, TYPE, INIT, ASM, CONSTRAINT)                                          \
+  __global__ void NAME(int steps, TYPE* sink) {                                                 \
+    TYPE v[8];                                                                                  \
+    for (int k = 0; k < 8; ++k) v[k] = INIT;                                                    \
+    TYPE c = (TYPE)(threadIdx.x | 1);                                                           \
+    for (int i = 0; i < steps; ++i) {                                                           \
+      _Pragma("unroll") for (int k = 0; k < 8; ++k) asm volatile(ASM : "+" CONSTRAINT(v[k]) : CONSTRAINT(c)); \
+    }                                                                                           \
+    TYPE acc = v[0];                                                                            \
+    for (int k = 1; k < 8; ++k) acc += v[k];                                                    \
+    if (acc == (TYPE)123456) *sink = acc;                                                       \
+  }
+
+// Integer adds and multiply-adds take another chain's value, so that the
+// compiler cannot fold repeated steps into one multiply.
+#define CROSS_KERNEL(NAME, ASM)                                                                  \
+  __global__ void NAME(int steps, int* sink) {                                                  \
+    int v[8];                                                                                   \
+    for (int k = 0; k < 8; ++k) v[k] = threadIdx.x + k;                                         \
+    for (int i = 0; i < steps; ++i) {                                                           \
+      _Pragma("unroll") for (int k = 0; k < 8; ++k) asm volatile(ASM : "+r"(v[k]) : "r"(v[(k + 3) & 7])); \
+    }                                                                                           \
+    int acc = v[0];                                                                             \
+    for (int k = 1; k < 8; ++k) acc ^= v[k];                                                    \
+    if (acc == 123456) *sink = acc;                                                             \
+  }
+
+CROSS_KERNEL(iadd_kernel, "add.s32 %0, %0, %1;")
+ALU_KERNEL(lop3_kernel, int, threadIdx.x, "lop3.b32 %0, %0, %1, %0, 0x96;", "r")
+CROSS_KERNEL(imad_kernel, "mad.lo.s32 %0, %0, %1, %0;")
+ALU_KERNEL(shf_kernel, int, threadIdx.x, "shf.l.wrap.b32 %0, %0, %0, %1;", "r")
+ALU_KERNEL(ffma_kernel, float, threadIdx.x * 1e-3f, "fma.rn.f32 %0, %0, %1, %1;", "f")
+ALU_KERNEL(mufu_kernel, float, threadIdx.x * 1e-3f, "ex2.approx.ftz.f32 %0, %0;", "f")
+ALU_KERNEL(dfma_kernel, double, threadIdx.x * 1e-3, "fma.rn.f64 %0, %0, %1, %1;", "d")
+
+// Float to int and back: a conversion pair per step.
+__global__ void convert_kernel(int steps, float* sink) {
+  float v[8];
+  for (int k = 0; k < 8; ++k) v[k] = threadIdx.x + k;
+  for (int i = 0; i < steps; ++i) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      int t;
+      asm volatile("cvt.rzi.s32.f32 %0, %1;" : "=r"(t) : "f"(v[k]));
+      asm volatile("cvt.rn.f32.s32 %0, %1;" : "=f"(v[k]) : "r"(t));
+    }
+  }
+  float acc = 0;
+  for (int k = 0; k < 8; ++k) acc += v[k];
+  if (acc == 123456.f) *sink = acc;
+}
+
+// L2 bandwidth with more loads in flight: four independent 16-byte loads
+// per thread and step over an L2-resident span.
+__global__ void l2_read4_kernel(const int4* __restrict__ in, size_t n, int passes, int* sink) {
+  int acc = 0;
+  size_t stride = size_t(gridDim.x) * blockDim.x;
+  size_t quarter = n / 4;
+  for (int p = 0; p < passes; ++p) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < quarter; i += stride) {
+      int4 a = __ldcg(in + i), b = __ldcg(in + i + quarter), c = __ldcg(in + i + 2 * quarter),
+           d = __ldcg(in + i + 3 * quarter);
+      acc ^= a.x ^ b.y ^ c.z ^ d.w;
+    }
+  }
+  if (acc == 0x7fffffff) *sink = acc;
+}
+
+// Bulk copies (the TMA engine) into shared memory, `stages` of 16 KiB in
+// flight per block, from a span of `span` bytes: the bandwidth copies get
+// from L2 (a small span) or DRAM (a large one).
+__global__ void bulk_stream_kernel(const char* src, size_t span, int rounds, int stages, unsigned* sink) {
+  extern __shared__ __align__(128) char buf[];
+  __shared__ __align__(8) unsigned long long bars[8];
+  const unsigned bytes = 16384;
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s) {
+    unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&bars[s]));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;");
+  size_t chunks = span / bytes;
+  size_t next = size_t(blockIdx.x) * 7919;
+  unsigned phase = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (int s = 0; s < stages; ++s) {
+      unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&bars[s]));
+      unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(buf + s * bytes));
+      const char* from = src + (next++ % chunks) * bytes;
+      asm volatile(
+          "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3], %1, [%0];\n" ::"r"(bar),
+          "r"(bytes), "r"(dst), "l"(from)
+          : "memory");
+    }
+    for (int s = 0; s < stages; ++s) {
+      unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&bars[s]));
+      unsigned done = 0;
+      while (!done) {
+        asm volatile(
+            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+            : "=r"(done)
+            : "r"(bar), "r"(phase)
+            : "memory");
+      }
+    }
+    phase ^= 1;
+  }
+  *sink = buf[bytes - 1];
+}
+
 // Warp-wide 2-byte loads from an L1-resident array: how many warp load
 // instructions the SM retires per clock.
 __global__ void lsu_kernel(const unsigned short* __restrict__ in, int steps, unsigned* sink,
@@ -408,6 +522,52 @@ int main() {
   bulk(true, size_t(4) << 20, 4096, "tma_load_latency_l2_4k_cycles", "4 KiB from a 4 MiB span (L2 hits)");
   bulk(false, big, 4096, "tma_store_latency_4k_cycles", "cp.async.bulk 4 KiB shared->global, issue to wait_group 0");
   bulk(false, big, 16384, "tma_store_latency_16k_cycles", "the same, 16 KiB");
+
+  // Results per clock per SM of single instructions (many warps, eight
+  // independent chains each).
+  {
+    const double clock_ghz = std::stod(out.items.front().substr(out.items.front().find("\"value\": ") + 9));
+    const int steps = 4096, block = 1024, grid = sms * 2;
+    auto rate = [&](auto kernel, auto sink, const char* key, const char* how, double per_step = 8) {
+      double t = time_ms([&] { kernel<<<grid, block>>>(steps, sink); });
+      double ops = double(grid) * block * steps * per_step;
+      out.add(key, ops / (t * 1e-3) / (sms * clock_ghz * 1e9), "1/clock/SM", how);
+    };
+    int* isink2 = isink;
+    double* dsink = device_alloc<double>(1);
+    rate(iadd_kernel, isink2, "rate_iadd", "add.s32 (IADD3): results per clock per SM, 64 warps per SM");
+    rate(lop3_kernel, isink2, "rate_lop3", "lop3.b32 (LOP3.LUT)");
+    rate(imad_kernel, isink2, "rate_imad", "mad.lo.s32 (IMAD)");
+    rate(shf_kernel, isink2, "rate_shf", "shf.l.wrap.b32 (SHF)");
+    rate(ffma_kernel, fsink, "rate_ffma", "fma.rn.f32 (FFMA)");
+    rate(mufu_kernel, fsink, "rate_mufu", "ex2.approx.ftz.f32 (MUFU.EX2)");
+    rate(dfma_kernel, dsink, "rate_dfma", "fma.rn.f64 (DFMA)");
+    rate(convert_kernel, fsink, "rate_convert", "cvt.rzi.s32.f32 and cvt.rn.f32.s32 (F2I, I2F): conversions per clock", 16);
+    CHECK(cudaFree(dsink));
+  }
+
+  // L2 and DRAM bandwidth with more in flight: four loads per thread, and
+  // bulk copies four stages deep per block.
+  ms = time_ms([&] { l2_read4_kernel<<<blocks, threads>>>(a, l2n, 64, isink); });
+  out.add("l2_read4_gbs", 64.0 * l2n * 16 / ms / 1e6, "GB/s", "16 MiB read 64 times, four independent 16-byte loads per thread and step");
+  {
+    const int rounds = 256, stages = 4;
+    const size_t smem = size_t(stages) * 16384;
+    CHECK(cudaFuncSetAttribute(bulk_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    for (int per_sm : {1, 2}) {
+      double t = time_ms([&] {
+        bulk_stream_kernel<<<sms * per_sm, 32, smem>>>(reinterpret_cast<const char*>(a), size_t(32) << 20, rounds, stages, usink);
+      });
+      out.add(per_sm == 1 ? "l2_bulk_gbs" : "l2_bulk2_gbs", double(sms) * per_sm * rounds * stages * 16384 / t / 1e6, "GB/s",
+              per_sm == 1 ? "bulk copies 4 x 16 KiB in flight per block, one block per SM, from a 32 MiB span (L2)"
+                          : "the same, two blocks per SM");
+      t = time_ms([&] {
+        bulk_stream_kernel<<<sms * per_sm, 32, smem>>>(reinterpret_cast<const char*>(a), big, rounds, stages, usink);
+      });
+      out.add(per_sm == 1 ? "dram_bulk_gbs" : "dram_bulk2_gbs", double(sms) * per_sm * rounds * stages * 16384 / t / 1e6,
+              "GB/s", per_sm == 1 ? "the same from a 4 GiB span (DRAM)" : "the same from 4 GiB, two blocks per SM");
+    }
+  }
 
   // Launch costs, timed as the edit timing times kernels (events around one launch).
   ms = time_ms([&] { empty_kernel<<<1, 32>>>(); }, 51);

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 struct LoopsOptions {
   std::string input, sass, remarks, dump_info;
   Toolchain tc;
-  bool json = false;
+  bool json = false, gantt = false;
 };
 
 bool is_elf(const std::string& data) { return data.rfind("\x7f" "ELF", 0) == 0; }
@@ -118,12 +118,128 @@ nlohmann::json loop_json(const LoopReport& r) {
           {"unclassified", r.unclassified}, {"notes", r.notes}};
 }
 
+
+// The tool output `loops` measures a cubin from: the files a test left
+// beside it, else cuobjdump run now.
+ToolOutputs loop_outputs(LoopsOptions& o) {
+  ToolOutputs out;
+  const std::string& cubin = o.input;
+  if (o.sass.empty()) o.sass = sibling(cubin, ".sass");
+  if (o.remarks.empty()) o.remarks = sibling(cubin, ".remarks.yaml");
+  std::string res_usage = sibling(cubin, ".res-usage.txt");
+  if (!o.sass.empty()) {
+    out.sass_text = read_file(o.sass);
+    out.sass_name = o.sass;
+  } else {
+    out.sass_text = run_cuobjdump(o.tc, {"--dump-sass"}, cubin);
+    out.sass_name = "cuobjdump --dump-sass " + cubin;
+    out.from_tools = true;
+  }
+  if (!res_usage.empty()) {
+    out.res_usage_text = read_file(res_usage);
+    out.res_usage_name = res_usage;
+  } else {
+    out.res_usage_text = run_cuobjdump(o.tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);
+    out.res_usage_name = "cuobjdump -res-usage " + cubin;
+  }
+  if (!o.remarks.empty()) {
+    out.remarks_text = read_file(o.remarks);
+    out.remarks_name = o.remarks;
+  }
+  // <config>.<arch>.tileir beside <config>.<arch>.cubin.
+  if (std::string tileir = sibling(cubin, ".tileir"); !tileir.empty()) {
+    out.tileir_text = read_file(tileir);
+    out.tileir_name = tileir;
+  }
+  return out;
+}
+
+// The loop whose picture goes beside the main loop's: the one with the
+// most copies issued by warps that do not run the main loop (the producer of
+// a warp-specialised pipeline), if any.
+int producer_loop(const LoopReport& r) {
+  if (r.main < 0) return -1;
+  WarpMask consumers = r.loops[static_cast<std::size_t>(r.main)].warps;
+  int best = -1;
+  for (std::size_t i = 0; i < r.loops.size(); ++i) {
+    const LoopInfo& l = r.loops[i];
+    if (l.spin || static_cast<int>(i) == r.main || (l.warps & consumers) != 0 || l.async_copies == 0) continue;
+    if (best < 0 || l.async_copies > r.loops[static_cast<std::size_t>(best)].async_copies) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+void print_gantt(const LoopReport& r, const LaunchEstimate& e, int loop, const char* title) {
+  auto it = e.timeline.loops.find(static_cast<std::size_t>(loop));
+  if (it == e.timeline.loops.end()) return;
+  const LoopInfo& l = r.loops[static_cast<std::size_t>(loop)];
+  fmt::print("\n{} {} ({}), one steady iteration:\n", title, loop_name(l), format_warps(l.warps));
+  fmt::print("{}", format_gantt(it->second, 64));
+}
+
+void print_launch(const Measurement& m) {
+  const LaunchEstimate& e = m.launch;
+  fmt::print("\nlaunch on {} ({}, {}):\n  {}\n", e.spec->arch, e.spec->part, e.spec->source, describe_launch(e));
+  fmt::print("  {} threads ({} warps) per CTA, {} registers, {} bytes of shared memory; {} CTAs ({} block(s) x cluster "
+             "{}), {} per SM: {}\n",
+             e.threads, e.warps, m.values.count("regs") ? m.values.at("regs") : 0,
+             m.values.count("shared.bytes") ? m.values.at("shared.bytes") : 0, e.ctas, e.blocks, e.cluster, e.resident,
+             e.occupancy_limit);
+  std::vector<std::string> roles, pipes;
+  for (const auto& role : e.timeline.roles) roles.push_back(fmt::format("{} {:.0f}", format_warps(role.warps), role.cycles));
+  for (const auto& [pipe, cycles] : e.pipes) pipes.push_back(fmt::format("{} {:.0f}", pipe, cycles));
+  fmt::print("  per CTA: latency {:.0f} cycles ({}); throughput {:.0f} cycles on {} ({})\n", e.latency_cycles,
+             fmt::join(roles, ", "), e.throughput_cycles, e.busiest_pipe, fmt::join(pipes, ", "));
+  fmt::print("  memory: {:.1f} MB through L2 ({:.1f} KB per block), {:.1f} MB from DRAM{}\n", e.l2_bytes / 1e6,
+             (e.tile_load_bytes + e.tile_store_bytes) / 1e3, e.dram_bytes / 1e6,
+             e.floor_bytes > 0 ? fmt::format(" (the arrays: {:.1f} MB)", e.floor_bytes / 1e6) : std::string(" (no floor)"));
+  fmt::print("  terms: waves {:.1f} us (latency alone {:.1f}, throughput alone {:.1f}), DRAM {:.1f} us, L2 {:.1f} us, "
+             "launch {:.1f} us; overlap of the main loop {}\n",
+             e.waves_us, e.latency_bound_us, e.throughput_bound_us, e.dram_us, e.l2_us, e.launch_us,
+             e.overlap < 0 ? std::string("(no main loop)") : fmt::format("{:.0f}%", 100 * e.overlap));
+  for (const auto& note : e.notes) fmt::print("  note: {}\n", note);
+}
+
+int print_report(const LoopsOptions& o, const SassListing& listing, const LoopReport& report, const Measurement* m,
+                 bool has_problem) {
+  if (o.json) {
+    auto j = loop_json(report);
+    if (m) j["launch"] = launch_metrics(m->launch);
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::size_t loops = 0, spin = 0;
+  for (const auto& l : report.loops) (l.spin ? spin : loops)++;
+  std::vector<std::string> names;
+  for (const auto& f : listing.functions) names.push_back(f.name);
+  fmt::print("{} ({}): {} loop(s), {} retry loop(s), {} backward branch(es) that are not loops; cost {:.0f} per "
+             "block{}\n",
+             fmt::join(names, ", "), report.arch, loops, spin, report.backward_non_loop_edges, report.block_cost,
+             m && has_problem ? fmt::format(", {:.0f} per launch of {} blocks",
+                                            report.block_cost * static_cast<double>(m->launch.blocks), m->launch.blocks)
+                              : "");
+  print_tree(report, -1, 1);
+  fmt::print("  {}\n", main_choice(report));
+  if (m && m->lines.counts.empty()) fmt::print("  (the cubin has no line table)\n");
+  for (const auto& note : report.notes) fmt::print("  note: {}\n", note);
+  if (!m) return kExitOk;
+  print_launch(*m);
+  if (o.gantt) {
+    print_gantt(report, m->launch, report.main, "main loop");
+    if (int p = producer_loop(report); p >= 0) print_gantt(report, m->launch, p, "producer loop");
+    if (report.main < 0) fmt::print("\nno main loop to draw\n");
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_loops(const Args& args) {
   CLI::App app("Print the loop tree of a cubin (or of a SASS listing) with the metrics of each "
                "loop: body size, ii (the sum of the compiler's stall cycles), scoreboard waits, "
-               "tensor-core, MUFU and memory instructions, trip count and cost per iteration.",
+               "tensor-core, MUFU and memory instructions, trip count, cost per iteration and the "
+               "warps that run it; for a cubin also the launch estimate, and with --gantt the "
+               "replayed schedule of one iteration of the main loop.",
                "loops");
   LoopsOptions o;
   app.add_option("input", o.input, "a cubin, or a `cuobjdump --dump-sass` listing")->required();
@@ -134,61 +250,33 @@ int run_loops(const Args& args) {
                  "dump record with the problem (default: <config>.tileirbc.json beside the cubin)");
   app.add_option("--cuobjdump", o.tc.cuobjdump, "cuobjdump executable")->default_val("cuobjdump");
   app.add_flag("--json", o.json, "print JSON");
+  app.add_flag("--gantt", o.gantt, "draw one replayed iteration of the main loop (and of the producer loop of a "
+                                   "warp-specialised kernel): each instruction at its issue cycle, loads, copies "
+                                   "and MMAs as bars to their completion, the waits and what they wait for");
   if (parse_args(app, args)) return kExitOk;
 
   std::string data = read_file(o.input);
-  std::string listing_text, listing_name, cubin;
-  if (is_elf(data)) {
-    cubin = o.input;
-    if (o.sass.empty()) o.sass = sibling(cubin, ".sass");
-    if (o.remarks.empty()) o.remarks = sibling(cubin, ".remarks.yaml");
-    if (o.dump_info.empty()) o.dump_info = dump_record_beside(cubin);
-  } else if (o.sass.empty()) {
-    o.sass = o.input;
-  }
-  if (!o.sass.empty()) {
-    listing_text = read_file(o.sass);
-    listing_name = o.sass;
-  } else {
-    listing_text = run_cuobjdump(o.tc, {"--dump-sass"}, cubin);
-    listing_name = "cuobjdump --dump-sass " + cubin;
-  }
-  std::istringstream in(listing_text);
-  SassListing listing = parse_sass(in, listing_name);
-
-  LineTable lines;
-  if (!cubin.empty()) lines = read_line_table(data, parse_elf(data, cubin), cubin);
   std::optional<Problem> problem;
+  if (is_elf(data)) {
+    if (o.dump_info.empty()) o.dump_info = dump_record_beside(o.input);
+  }
   if (!o.dump_info.empty()) {
     problem = problem_from_record(parse_json(read_file(o.dump_info), o.dump_info), o.dump_info);
   }
-  std::int64_t hint = 0;
-  if (!o.remarks.empty()) {
-    hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
+  if (!is_elf(data)) {
+    if (o.gantt) throw UsageError("loops: --gantt needs a cubin (its threads per block and line table)");
+    std::istringstream in(read_file(o.sass.empty() ? o.input : o.sass));
+    SassListing listing = parse_sass(in, o.sass.empty() ? o.input : o.sass);
+    std::int64_t hint = 0;
+    if (!o.remarks.empty()) hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
+    LoopReport report = analyze_loops(listing, {nullptr, problem ? &*problem : nullptr, hint});
+    return print_report(o, listing, report, nullptr, false);
   }
-  LoopReport report = analyze_loops(listing, {&lines, problem ? &*problem : nullptr, hint});
-  if (o.json) {
-    std::cout << loop_json(report).dump(2) << "\n";
-    return kExitOk;
-  }
-  std::size_t loops = 0, spin = 0;
-  for (const auto& l : report.loops) (l.spin ? spin : loops)++;
-  fmt::print("{} ({}): {} loop(s), {} retry loop(s) of barrier waits, {} backward branch(es) that "
-             "are not loops; cost {:.0f} per block{}\n",
-             fmt::join([&] {
-               std::vector<std::string> names;
-               for (const auto& f : listing.functions) names.push_back(f.name);
-               return names;
-             }(), ", "),
-             report.arch, loops, spin, report.backward_non_loop_edges, report.block_cost,
-             problem ? fmt::format(", {:.0f} per launch of {} blocks",
-                                   report.block_cost * static_cast<double>(problem->blocks),
-                                   problem->blocks)
-                     : "");
-  print_tree(report, -1, 1);
-  if (lines.empty() && !cubin.empty()) fmt::print("  (the cubin has no line table)\n");
-  for (const auto& note : report.notes) fmt::print("  note: {}\n", note);
-  return kExitOk;
+  ToolOutputs outputs = loop_outputs(o);
+  Measurement m = measure(outputs, o.input, problem ? &*problem : nullptr, true);
+  std::istringstream in(outputs.sass_text);
+  SassListing listing = parse_sass(in, outputs.sass_name);
+  return print_report(o, listing, m.loops, &m, problem.has_value());
 }
 
 }  // namespace tileperf

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -15,32 +16,36 @@ namespace tileperf {
 namespace {
 
 // The H200 (sm_90) row is measured: tools/gpu/calibrate.sh, whose output is
-// tools/bench/h200_calibration.json (2026-12-01, NVIDIA H200, driver 580,
-// SM clock 1.98 GHz). Latencies in SM cycles:
-//   global load 698 (a dependent chain over 2 GiB; 495 from L2), shared 29,
-//   SHFL 30, MUFU 23, BAR.SYNC of 8 warps 75, a TMA (bulk) load 357 + 8.9
-//   per KiB (392 for 4 KiB, 499 for 16 KiB), a TMA store 78 + 32 per KiB
-//   (206, 590), a warpgroup MMA chain 1690 MACs per cycle (a 64x128x64 step
-//   in 310 cycles), its results in registers 130 cycles after the group
-//   ends (the chain that adds outside the MMA took 212 cycles more per step,
-//   of which about 80 are the 64 FADDs: an estimate).
-// Rates: DRAM 4542 GB/s read, 4244 write, 3956 copied; L2 7661 GB/s;
-// launch 6.3 us between events; 80 ns per block an SM starts; cuBLAS fp16
-// 746.6 TFLOP/s = 1428 MACs per clock per SM. Not measured, and guesses:
-// constant-cache and S2R latency (taken as 29 and 20), conversions 15, any
-// other scoreboard 20, a store's operand read 10, register MMA (HMMA) 32,
-// one warp memory instruction per clock per SM (the microbenchmark reached
+// tools/bench/h200_calibration.json (NVIDIA H200, driver 580, SM clock
+// 1.98 GHz). Latencies in SM cycles: global load 700 (a dependent chain
+// over 2 GiB; 496 from L2), shared 29, SHFL 30, MUFU 23, BAR.SYNC of 8
+// warps 75, a TMA (bulk) load 357 + 8.9 per KiB (392 for 4 KiB, 499 for
+// 16 KiB), a TMA store 78 + 32 per KiB (206, 590), a warpgroup MMA chain
+// 1648 MACs per cycle (a 64x128x64 step in 318 cycles), its results in
+// registers 118 cycles after the group ends (the chain that adds outside
+// the MMA took 198 cycles more per step, of which about 80 are its 64
+// FADDs: an estimate). Rates: DRAM 4565 GB/s read, 4251 written, 3964
+// copied; L2 8798 GB/s (bulk copies, two blocks per SM: the most any of the
+// microbenchmarks reached; the shipped GEMM moves 10.2 TB/s through L2, so
+// the L2 term errs high); launch 5.1 us between events; 79 ns per block an
+// SM starts; cuBLAS fp16 753 TFLOP/s = 1441 MACs per clock per SM; per
+// clock per SM FFMA 113 (128 nominal), IMAD 63 and LOP3/SHF 61 (two
+// pipes: ptxas splits adds between IADD3 and IMAD.IADD, 103 together),
+// MUFU 16, DFMA 63, conversions 32. Not measured, and guesses: constant-
+// cache and S2R latency (taken as 29 and 20), conversions 15, any other
+// scoreboard 20, a store's operand read 10, register MMA (HMMA) 32, one
+// warp memory instruction per clock per SM (the microbenchmark reached
 // 0.6, limited by its own issue).
 //
 // sm_100 and sm_120 are derived, not measured: SM counts, clocks, memory
 // and tensor rates from the B200 and RTX PRO 6000 Blackwell datasheets,
 // the bandwidths derated by the H200's measured fraction of its datasheet
-// (read 0.946, write 0.884, copy 0.824 of 4.8 TB/s), tensor rates by its
-// cuBLAS fraction (0.755), L2 bandwidth as the H200's bytes per SM and
+// (read 0.951, write 0.886, copy 0.826 of 4.8 TB/s), tensor rates by its
+// cuBLAS fraction (0.761), L2 bandwidth as the H200's bytes per SM and
 // clock, latencies and launch costs the H200's.
 Latencies hopper_latencies() {
   Latencies l;
-  l.global_load = 698;
+  l.global_load = 700;
   l.shared = 29;
   l.constant = 29;
   l.special_register = 20;
@@ -54,8 +59,8 @@ Latencies hopper_latencies() {
   l.tma_load_per_kib = 8.9;
   l.tma_store = 78;
   l.tma_store_per_kib = 32;
-  l.mma_macs_per_cycle = 1690;
-  l.mma_result = 130;
+  l.mma_macs_per_cycle = 1648;
+  l.mma_result = 118;
   l.register_mma = 32;
   return l;
 }
@@ -69,12 +74,12 @@ Latencies blackwell_latencies(double mma_scale) {
 const std::vector<ArchSpec>& table() {
   static const std::vector<ArchSpec> rows = {
       {"sm_90", "NVIDIA H200 SXM", "measured on the lent H200 (tools/bench/h200_calibration.json)", 132, 1.98,
-       4542, 4244, 3956, 7661, 65536, 2048, 32, 233472, 1024, 6.3, 80, 1428, 1, hopper_latencies()},
+       4565, 4251, 3964, 8798, 65536, 2048, 32, 233472, 1024, 262144, 496, 5.1, 79, 1441, 1, hopper_latencies()},
       {"sm_100", "NVIDIA B200", "derived: B200 datasheet (148 SMs, 1.965 GHz, 8 TB/s, 2.25 PFLOP/s fp16) x the H200's measured fractions",
-       148, 1.965, 7570, 7070, 6590, 8520, 65536, 2048, 32, 233472, 1024, 6.3, 80, 2920, 1,
+       148, 1.965, 7610, 7090, 6610, 9780, 65536, 2048, 32, 233472, 1024, 262144, 496, 5.1, 79, 2940, 1,
        blackwell_latencies(2.0)},
       {"sm_120", "NVIDIA RTX PRO 6000 Blackwell", "derived: RTX PRO 6000 datasheet (188 SMs, 2.617 GHz, 1.79 TB/s, 504 TFLOP/s fp16) x the H200's measured fractions",
-       188, 2.617, 1694, 1582, 1475, 14400, 65536, 1536, 32, 102400, 1024, 6.3, 80, 387, 1,
+       188, 2.617, 1702, 1586, 1479, 16600, 65536, 1536, 32, 102400, 1024, 131072, 496, 5.1, 79, 390, 1,
        blackwell_latencies(0.25)},
   };
   return rows;
@@ -100,12 +105,14 @@ void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t
   pipes["issue"] += weight / kSchedulers;
   auto add = [&](const char* pipe, double cycles) { pipes[pipe] += weight * cycles; };
   switch (op_class(op)) {
-    // FP32 and INT32 are separate datapaths of each scheduler.
-    case OpClass::kFp32: add("fp32", kLanes / r.fp32); break;
-    case OpClass::kFp32x2: add("fp32", 2 * kLanes / r.fp32); break;
-    case OpClass::kFp16: add("fp32", 2 * kLanes / r.fp16); break;
-    case OpClass::kPack: add("int", kLanes / r.pack); break;
-    case OpClass::kInteger: add("int", kLanes / r.integer); break;
+    // Two datapaths: the FMA pipe (FFMA, FMUL, FADD, HFMA2 at the FP32
+    // rate; IMAD at the integer rate: ptxas moves integer adds there too)
+    // and the ALU pipe (IADD3, LOP3, SHF, ISETP, MOV, ... at the integer rate).
+    case OpClass::kFp32: add("fma", kLanes / r.fp32); break;
+    case OpClass::kFp32x2: add("fma", 2 * kLanes / r.fp32); break;
+    case OpClass::kFp16: add("fma", 2 * kLanes / r.fp16); break;
+    case OpClass::kPack: add("alu", kLanes / r.pack); break;
+    case OpClass::kInteger: add(base_opcode(op) == "IMAD" ? "fma" : "alu", kLanes / r.integer); break;
     case OpClass::kBitCount: add("mufu", kLanes / r.bitcount); break;
     case OpClass::kFp64: add("fp64", kLanes / r.fp64); break;
     case OpClass::kMufu: add("mufu", kLanes / r.mufu); break;
@@ -160,6 +167,21 @@ void tile_traffic(const LaunchInputs& in, LaunchEstimate& e) {
     if (m.in_unknown_loop) runs *= static_cast<double>(kAssumedTrips);
     (m.store ? e.tile_store_bytes : e.tile_load_bytes) += static_cast<double>(m.bytes) * runs;
   }
+}
+
+// Local-memory loads and stores of the SASS, bytes per CTA.
+double local_traffic(const LaunchInputs& in) {
+  double bytes = 0;
+  for (const auto& f : *in.flows) {
+    for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
+      double weight = f.runs[b] * warp_count(f.warps[b]);
+      for (std::size_t i = f.graph.blocks[b].begin; i < f.graph.blocks[b].end; ++i) {
+        std::string_view base = base_opcode(f.graph.instruction(i).opcode);
+        if (base == "LDL" || base == "STL") bytes += weight * kLanes * access_bytes(f.graph.instruction(i).opcode);
+      }
+    }
+  }
+  return bytes;
 }
 
 // Without the TileIR: the global loads and stores of the SASS, per CTA.
@@ -230,6 +252,14 @@ void throughput(const LaunchInputs& in, LaunchEstimate& e) {
   }
 }
 
+double overlap_norm() {
+  static const double p = [] {
+    const char* env = std::getenv("TILEPERF_MODEL_P");
+    return env ? std::atof(env) : 3.0;
+  }();
+  return p;
+}
+
 void combine(LaunchEstimate& e) {
   const ArchSpec& s = *e.spec;
   double slots = static_cast<double>(s.sms) * static_cast<double>(e.resident);
@@ -251,7 +281,11 @@ void combine(LaunchEstimate& e) {
   e.l2_us = e.l2_bytes / s.l2_gbs * 1e-3;
   e.launch_us = s.launch_us;
   double busiest = std::max({e.waves_us, e.dram_us, e.l2_us});
-  e.total_us = e.launch_us + busiest;
+  // Roofline-style, but the SMs' work and the memory system's do not
+  // overlap perfectly: the terms combine as a p-norm, which is the largest
+  // alone when one dominates and exceeds it when they are close.
+  const double p = overlap_norm();
+  e.total_us = e.launch_us + std::pow(std::pow(e.waves_us, p) + std::pow(e.dram_us, p) + std::pow(e.l2_us, p), 1 / p);
   if (e.launch_us >= busiest) {
     e.limit = "launch";
   } else if (busiest == e.dram_us) {
@@ -298,17 +332,40 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   e.ctas = e.blocks * e.cluster;
   occupancy(in, e);
   throughput(in, e);
-  TimelineInputs t{in.listing, in.flows, in.loops, in.lines, in.tileir, e.spec->latency, in.tensor_macs_hint,
-                   in.keep_events};
+  // Spills live in L1 while the resident CTAs' frames fit beside their
+  // shared memory; beyond that they come from L2, at its latency and
+  // through its bandwidth.
+  Latencies latency = e.spec->latency;
+  double l1 = static_cast<double>(e.spec->l1_and_shared -
+                                  e.resident * (in.shared_bytes + e.spec->reserved_shared));
+  double frames = static_cast<double>(in.spill_bytes * e.threads * e.resident);
+  bool spills_to_l2 = in.spill_bytes > 0 && frames > l1;
+  latency.local = spills_to_l2 ? e.spec->l2_latency : latency.shared;
+  if (spills_to_l2) {
+    e.spill_traffic = local_traffic(in);
+    e.notes.push_back(fmt::format("{} bytes of spills per thread: {:.0f} KB for {} resident CTA(s) do not fit the "
+                                  "{:.0f} KB of L1 beside their shared memory: spills come from L2",
+                                  in.spill_bytes, frames / 1024, e.resident, std::max(0.0, l1) / 1024));
+  }
+  TimelineInputs t{in.listing, in.flows, in.loops, in.lines, in.tileir, latency, in.tensor_macs_hint, true};
   e.timeline = replay_block(t);
   e.latency_cycles = e.timeline.cycles;
+  if (in.loops->main >= 0) {
+    auto it = e.timeline.loops.find(static_cast<std::size_t>(in.loops->main));
+    e.overlap = it == e.timeline.loops.end() ? 1 : loop_overlap(it->second);
+  }
+  if (!in.keep_events) {
+    for (auto it = e.timeline.loops.begin(); it != e.timeline.loops.end();) {
+      it = static_cast<int>(it->first) == in.loops->main ? std::next(it) : e.timeline.loops.erase(it);
+    }
+  }
   if (in.tileir && !in.tileir->memory.empty()) {
     tile_traffic(in, e);
   } else {
     sass_traffic(in, e);
   }
   double blocks = static_cast<double>(e.blocks);
-  e.l2_bytes = (e.tile_load_bytes + e.tile_store_bytes) * blocks;
+  e.l2_bytes = (e.tile_load_bytes + e.tile_store_bytes) * blocks + e.spill_traffic * static_cast<double>(e.ctas);
   e.floor_bytes = in.problem ? static_cast<double>(in.problem->floor_bytes) : 0;
   e.dram_bytes = e.floor_bytes > 0 ? std::min(e.l2_bytes, e.floor_bytes) : e.l2_bytes;
   if (in.problem && !in.problem->floor_unknown.empty()) e.notes.push_back("no floor on the bytes: " + in.problem->floor_unknown);
@@ -316,8 +373,35 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   return e;
 }
 
+namespace {
+
+bool is_memory_copy(const std::string& op) {
+  std::string_view base = base_opcode(op);
+  return is_global_access(op) || base == "UTMALDG" || base == "LDGSTS" || op.rfind("UBLKCP.S.G", 0) == 0;
+}
+
+}  // namespace
+
+double loop_overlap(const LoopTimeline& loop) {
+  int steady = 0;
+  for (const auto& ev : loop.events) steady = std::max(steady, ev.iteration);
+  steady = std::min(steady, 1);  // the middle of three replays: both neighbours overlap it
+  double in_flight = 0, exposed = 0;
+  for (const auto& ev : loop.events) {
+    if (ev.iteration != steady) continue;
+    if (ev.waited_for_memory) exposed += ev.waited;
+    if (ev.done > ev.issue && !ev.opcode.empty() && is_memory_copy(ev.opcode) &&
+        op_class(ev.opcode) != OpClass::kStore) {
+      in_flight += ev.done - ev.issue;
+    }
+  }
+  if (in_flight <= 0) return 1;
+  return std::clamp(1 - exposed / in_flight, 0.0, 1.0);
+}
+
 std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e) {
   std::map<std::string, std::int64_t> m;
+  if (e.overlap >= 0) m["loop.main.overlap_pct"] = std::llround(100 * e.overlap);
   m["cost.time_ns"] = ns(e.total_us);
   m["cost.term.waves_ns"] = ns(e.waves_us);
   m["cost.term.latency_ns"] = ns(e.latency_bound_us);

@@ -48,6 +48,8 @@ struct ArchSpec {
   double dram_read_gbs = 0, dram_write_gbs = 0, dram_copy_gbs = 0, l2_gbs = 0;
   std::int64_t registers = 0, max_threads = 0, max_blocks = 0;   // per SM
   std::int64_t shared = 0, reserved_shared = 0;                   // bytes per SM, reserved per block
+  std::int64_t l1_and_shared = 0;                                 // bytes of the SM's unified L1 and shared memory
+  double l2_latency = 0;                                          // cycles: where spills go when L1 cannot hold them
   double launch_us = 0;          // an empty launch between CUDA events
   double dispatch_ns = 0;        // what each block costs its SM to start
   double tensor_macs = 0;        // dense fp16 MACs per clock per SM, as a large GEMM achieves them
@@ -69,8 +71,9 @@ struct LaunchInputs {
   const Problem* problem = nullptr;      // null: one block
   KernelAttributes attributes;
   std::int64_t registers = 0, shared_bytes = 0;
+  std::int64_t spill_bytes = 0;          // per thread: local memory and stack frame
   std::int64_t tensor_macs_hint = 0;
-  bool keep_events = false;
+  bool keep_events = false;  // keep every loop's replay in the estimate (the main loop's is always made)
 };
 
 struct LaunchEstimate {
@@ -81,6 +84,7 @@ struct LaunchEstimate {
   std::int64_t waves = 0;
   double tile_load_bytes = 0, tile_store_bytes = 0;  // per block (grid block, a cluster's tile)
   double l2_bytes = 0, dram_bytes = 0, floor_bytes = 0;
+  double spill_traffic = 0;              // local-memory bytes per CTA that go to L2 (0 when L1 holds the spills)
   std::map<std::string, double> pipes;   // cycles per CTA on each pipe
   std::string busiest_pipe;
   double throughput_cycles = 0;          // per CTA: the busiest pipe
@@ -88,17 +92,26 @@ struct LaunchEstimate {
   double waves_us = 0, dram_us = 0, l2_us = 0, launch_us = 0, total_us = 0;
   double latency_bound_us = 0, throughput_bound_us = 0;  // the waves with one term alone
   std::string limit;                     // latency, dram, l2, launch, or the busiest pipe
+  // Of the main loop's memory latency in one steady iteration (global loads
+  // and copies its warps issue, from issue to done), the part not waited
+  // for: 1 when loads overlap the loop's work, near 0 for load, wait,
+  // compute; 1 when the loop's own warps load nothing (another role's
+  // pipeline feeds it); -1 without a main loop.
+  double overlap = -1;
   BlockTimeline timeline;
   std::vector<std::string> notes;
 };
 
 LaunchEstimate estimate_launch(const LaunchInputs& in);
 
-// cost.time_ns (gated), cost.term.*_ns, cost.limit.<term>, cost.dram_pct,
+// cost.time_ns (gated), loop.main.overlap_pct (gated), cost.term.*_ns, cost.limit.<term>, cost.dram_pct,
 // cost.block.latency_cycles, cost.block.throughput_cycles, launch.threads,
 // launch.cluster, launch.ctas, launch.blocks_per_sm, launch.waves,
 // launch.occupancy_pct, launch.occupancy_limit.<what>, launch.bytes.{l2,dram,floor}.
 std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e);
+
+// The overlap of one loop's replay (see LaunchEstimate::overlap).
+double loop_overlap(const LoopTimeline& loop);
 
 // One line: "est. 352 us, latency-bound: 1 block/SM (registers), 249 waves,
 // DRAM 9% busy, L2 6%".

@@ -152,7 +152,7 @@ class FunctionAnalysis {
   double instruction_cost(Index i) {
     const auto& insn = g_.instruction(i);
     double c = model_.cycles(insn);
-    if (flow(insn) == Flow::kCall && !never_executes(insn)) {
+    if (flow(insn) == Flow::kCall && !never_executes(insn) && !slow_path_call(i)) {
       auto target = branch_target(insn);
       auto entry = target ? entry_at(*target) : std::nullopt;
       if (entry) {
@@ -236,6 +236,21 @@ class FunctionAnalysis {
     return w;
   }
 
+  // A call the code around it branches over unless a check fails (FCHK,
+  // then `@!P0 BRA` past the call of an IEEE division's slow path; a
+  // predicated call): taken never to run.
+  bool slow_path_call(Index i) const {
+    const auto& insn = g_.instruction(i);
+    if (!always_executes(insn)) return true;
+    Index b = 0;
+    while (b + 1 < g_.blocks.size() && g_.blocks[b].end <= i) ++b;
+    const auto& preds = g_.blocks[b].predecessors;
+    return !preds.empty() && std::all_of(preds.begin(), preds.end(), [&](Index p) {
+      const auto& last = g_.instruction(g_.blocks[p].end - 1);
+      return p + 1 == b && flow(last) == Flow::kBranch && conditional(last);
+    });
+  }
+
   // How often the routine that starts at `entry` runs in a launch of one
   // block: once for the function's entry, else once per run of each call
   // that targets it.
@@ -247,7 +262,7 @@ class FunctionAnalysis {
     for (Index b = 0; b < g_.blocks.size(); ++b) {
       for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) {
         const auto& insn = g_.instruction(i);
-        if (flow(insn) != Flow::kCall || never_executes(insn)) continue;
+        if (flow(insn) != Flow::kCall || never_executes(insn) || slow_path_call(i)) continue;
         auto target = branch_target(insn);
         if (target && g_.block_address(entry) == *target) runs += block_runs(b);
       }

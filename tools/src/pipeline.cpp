@@ -243,7 +243,8 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   out.values.merge(loop_metrics(out.loops, problem));
   for (const auto& note : out.loops.notes) out.notes.push_back(note);
   LaunchInputs launch{&sass, &flows, &out.loops, &lines, tileir ? &*tileir : nullptr, problem, attributes,
-                      out.values["regs"], out.values["shared.bytes"], hint, keep_events};
+                      out.values["regs"], out.values["shared.bytes"],
+                      out.values["local.bytes"] + out.values["stack.bytes"], hint, keep_events};
   out.launch = estimate_launch(launch);
   out.values.merge(launch_metrics(out.launch));
   for (const auto& note : out.launch.notes) out.notes.push_back(note);

@@ -68,9 +68,20 @@ struct Signals {
   std::map<std::string, std::vector<double>> by_barrier;  // times, in the order they happen
 };
 
+// What an outstanding result or signal came from.
+struct Origin {
+  std::uint64_t address = 0;
+  int iteration = -1;
+  bool memory = false;
+  bool known = false;
+};
+
 struct WarpState {
   double t = 0;
   double sb[6] = {0, 0, 0, 0, 0, 0};
+  Origin sb_origin[6];
+  Origin pending_origin, open_origin;
+  std::map<std::string, std::deque<Origin>> own_origin;
   double pending_loads = -1;   // completion of copies not yet tied to a barrier
   std::string open_barrier;    // an expect-arrive that came before its copies
   std::map<std::string, std::deque<double>> own;  // own signals not yet waited for
@@ -160,12 +171,21 @@ class RoleReplay {
     if (info.trips > replays) s_.shift(per * static_cast<double>(info.trips - replays), start[replays - 1]);
   }
 
-  void wait_until(double when, const std::string& what, double& waited, std::string& waits_for) {
+  void wait_until(double when, const std::string& what, IssueEvent& e, const Origin& from = {}) {
     if (when > s_.t) {
-      waited += when - s_.t;
-      waits_for = waits_for.empty() ? what : waits_for + ", " + what;
+      e.waited += when - s_.t;
+      e.waits_for = e.waits_for.empty() ? what : e.waits_for + ", " + what;
+      if (from.known) {
+        e.waited_on = from.address;
+        e.waited_on_iteration = from.iteration;
+        e.waited_for_memory = e.waited_for_memory || from.memory;
+      }
       s_.t = when;
     }
+  }
+
+  Origin origin_of(const SassInstruction& insn, bool memory) const {
+    return Origin{insn.address, in_loop_ ? iteration_ : -1, memory, true};
   }
 
   double copy_latency(const SassInstruction& insn, bool load) {
@@ -185,6 +205,7 @@ class RoleReplay {
     std::string_view base = base_opcode(op);
     switch (op_class(op)) {
       case OpClass::kLoad:
+        if (base == "LDL") return L.local;
         if (base == "LDS" || base == "LDSM" || base == "ATOMS" || base == "LDTM") return L.shared;
         if (base == "LDC" || base == "LDCU") return L.constant;
         return L.global_load;
@@ -215,26 +236,34 @@ class RoleReplay {
   // A wait on an mbarrier: for the oldest stage this role signalled itself
   // and has not consumed; outside loops, else for the signal of another
   // role that matches this wait in order.
-  double barrier_ready(const std::string& barrier, bool in_loop) {
+  double barrier_ready(const std::string& barrier, bool in_loop, Origin& from) {
     auto& own = s_.own[barrier];
     if (!own.empty()) {
       double at = own.front();
       own.pop_front();
+      auto& origins = s_.own_origin[barrier];
+      if (!origins.empty()) {
+        from = origins.front();
+        origins.pop_front();
+      }
       return at;
     }
     if (in_loop) return 0;
     int k = s_.waits[barrier]++;
     auto it = others_.by_barrier.find(barrier);
     if (it == others_.by_barrier.end() || k >= static_cast<int>(it->second.size())) return 0;
+    from = Origin{0, -1, true, false};  // another warp's copies
     return it->second[static_cast<std::size_t>(k)];
   }
 
-  void signal(const std::string& barrier, double at) {
+  void signal(const std::string& barrier, double at, const Origin& from) {
     s_.own[barrier].push_back(at);
+    s_.own_origin[barrier].push_back(from);
     s_.made.by_barrier[barrier].push_back(at);
   }
 
   void block(Index b, bool in_loop) {
+    in_loop_ = in_loop;
     for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) instruction(i, in_loop);
   }
 
@@ -245,46 +274,52 @@ class RoleReplay {
     if (never_executes(insn)) return;
     IssueEvent e;
     e.instruction = i;
+    e.address = insn.address;
+    e.opcode = op;
     e.iteration = iteration_;
-    double waited = 0;
     for (int sb = 0; sb < 6; ++sb) {
-      if (insn.control.waits_on(sb)) wait_until(s_.sb[sb], fmt::format("SB{}", sb), waited, e.waits_for);
+      if (insn.control.waits_on(sb)) wait_until(s_.sb[sb], fmt::format("SB{}", sb), e, s_.sb_origin[sb]);
     }
     std::string_view base = base_opcode(op);
     if (starts_with(op, "SYNCS.PHASECHK")) {
       std::string bar = barrier_of(insn.operands);
-      wait_until(barrier_ready(bar, in_loop), "mbarrier " + bar, waited, e.waits_for);
+      Origin from;
+      double ready = barrier_ready(bar, in_loop, from);
+      wait_until(ready, "mbarrier " + bar, e, from);
     } else if (starts_with(op, "WARPGROUP.DEPBAR")) {
       close_mma_group();
       int allowed = allowed_pending(insn.operands);
       while (static_cast<int>(s_.mma_groups.size()) > allowed) {
-        wait_until(s_.mma_groups.front(), "MMA group", waited, e.waits_for);
+        wait_until(s_.mma_groups.front(), "MMA group", e);
         s_.mma_groups.pop_front();
       }
     } else if (base == "DEPBAR" && insn.operands.find("SB0") != std::string::npos) {
       commit_sb0();
       int allowed = allowed_pending(insn.operands);
       while (static_cast<int>(s_.sb0.size()) > allowed) {
-        wait_until(s_.sb0.front(), "copies on SB0", waited, e.waits_for);
+        wait_until(s_.sb0.front(), "copies on SB0", e);
         s_.sb0.pop_front();
       }
     } else if (base == "BAR" && !has_modifier(op, "ARV")) {
-      double before = s_.t;
-      s_.t += L.barrier;
-      waited += s_.t - before;
-      e.waits_for = e.waits_for.empty() ? "block barrier" : e.waits_for + ", block barrier";
+      wait_until(s_.t + L.barrier, "block barrier", e);
     }
     e.issue = s_.t;
-    e.waited = waited;
     e.done = s_.t;
     if (int w = insn.control.write_scoreboard; w >= 0) {
       e.done = s_.t + result_latency(insn);
+      if (e.done >= s_.sb[w]) {
+        std::string_view b = base_opcode(op);
+        s_.sb_origin[w] = origin_of(insn, b == "LDG" || b == "LD" || b == "ATOM" || b == "ATOMG");
+      }
       s_.sb[w] = std::max(s_.sb[w], e.done);
     }
-    if (int r = insn.control.read_scoreboard; r >= 0) s_.sb[r] = std::max(s_.sb[r], s_.t + L.operand_read);
+    if (int r = insn.control.read_scoreboard; r >= 0) {
+      if (s_.t + L.operand_read >= s_.sb[r]) s_.sb_origin[r] = origin_of(insn, false);
+      s_.sb[r] = std::max(s_.sb[r], s_.t + L.operand_read);
+    }
     async(insn, e);
     s_.t += std::max(1, insn.control.stall);
-    if (events_) events_->push_back(std::move(e));
+    if (events_ && (iteration_ < 3)) events_->push_back(std::move(e));
   }
 
   void close_mma_group() {
@@ -308,27 +343,34 @@ class RoleReplay {
     if (is_copy_load(op)) {
       double done = s_.t + copy_latency(insn, true);
       e.done = done;
+      Origin from = origin_of(insn, true);
       if (!s_.open_barrier.empty()) {
         // The stage's expect-arrive came first: its signal is the copies' end.
         auto& own = s_.own[s_.open_barrier];
         auto& made = s_.made.by_barrier[s_.open_barrier];
-        if (!own.empty()) own.back() = std::max(own.back(), done);
+        if (!own.empty() && done >= own.back()) {
+          own.back() = done;
+          s_.own_origin[s_.open_barrier].back() = from;
+        }
         if (!made.empty()) made.back() = std::max(made.back(), done);
-      } else {
-        s_.pending_loads = std::max(s_.pending_loads, done);
+      } else if (done >= s_.pending_loads) {
+        s_.pending_loads = done;
+        s_.pending_origin = from;
       }
     } else if (starts_with(op, "SYNCS.ARRIVE")) {
       std::string bar = barrier_of(insn.operands);
       bool expects_bytes = starts_with(op, "SYNCS.ARRIVE.TRANS64") && !has_modifier(op, "A1T0");
       double at = s_.t;
+      Origin from = origin_of(insn, false);
       if (expects_bytes && s_.pending_loads >= 0) {
         at = std::max(at, s_.pending_loads);  // the copies before it complete the stage
+        from = s_.pending_origin;
         s_.pending_loads = -1;
         s_.open_barrier.clear();
       } else if (expects_bytes) {
         s_.open_barrier = bar;  // the copies after it complete the stage
       }
-      signal(bar, at);
+      signal(bar, at, from);
     } else if (is_copy_store(op)) {
       double done = s_.t + copy_latency(insn, false);
       e.done = done;
@@ -346,7 +388,8 @@ class RoleReplay {
       if (insn.operands.find("gsb0") != std::string::npos) close_mma_group();
     } else if (starts_with(op, "UTCBAR")) {
       // tcgen05: the MMAs so far signal an mbarrier when they complete.
-      signal(barrier_of(insn.operands), std::max(s_.t, s_.tensor_free) + in_.latency.mma_result);
+      signal(barrier_of(insn.operands), std::max(s_.t, s_.tensor_free) + in_.latency.mma_result,
+             origin_of(insn, false));
     }
   }
 
@@ -359,6 +402,7 @@ class RoleReplay {
   BlockTimeline* keep_;
   WarpState s_;
   int iteration_ = 0;
+  bool in_loop_ = false;
   std::vector<IssueEvent>* events_ = nullptr;
 };
 
@@ -434,6 +478,70 @@ BlockTimeline replay_block(const TimelineInputs& in) {
       out.roles.push_back({roles[r].second, cycles[r]});
       out.cycles = std::max(out.cycles, cycles[r]);
     }
+  }
+  return out;
+}
+
+char event_mark(const IssueEvent& e) {
+  const std::string& op = e.opcode;
+  OpClass c = op_class(op);
+  if (c == OpClass::kTensor) return 'M';
+  if (starts_with(op, "SYNCS.PHASECHK") || starts_with(op, "WARPGROUP.DEPBAR") || base_opcode(op) == "BAR" ||
+      base_opcode(op) == "DEPBAR") {
+    return 'B';
+  }
+  if (c == OpClass::kLoad || is_copy_load(op) || base_opcode(op) == "LDGSTS") return 'L';
+  if (c == OpClass::kStore || is_copy_store(op)) return 'S';
+  return '*';
+}
+
+namespace {
+
+std::string wait_text(const IssueEvent& e, int steady) {
+  if (e.waited <= 0) return "";
+  std::string out = fmt::format("waits {:.0f} for {}", e.waited, e.waits_for);
+  if (e.waited_on != 0) {
+    std::string when = e.waited_on_iteration < 0          ? "before the loop"
+                       : e.waited_on_iteration == steady  ? "this iteration"
+                       : e.waited_on_iteration == steady - 1 ? "the previous iteration"
+                                                             : fmt::format("iteration {}", e.waited_on_iteration);
+    out += fmt::format(" <- {:#06x} ({})", e.waited_on, when);
+  } else if (e.waited_for_memory) {
+    out += " <- another warp's copies";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_gantt(const LoopTimeline& loop, int width) {
+  int steady = 0;
+  for (const auto& e : loop.events) steady = std::max(steady, e.iteration);
+  steady = std::min(steady, 1);
+  double t0 = -1, last = 0;
+  for (const auto& e : loop.events) {
+    if (e.iteration != steady) continue;
+    if (t0 < 0) t0 = e.issue - e.waited;
+    last = std::max(last, e.issue);
+  }
+  if (t0 < 0) return "  (no instruction of the loop ran)\n";
+  double span = std::max(loop.cycles_per_iteration, last - t0 + 1);
+  auto col = [&](double t) { return static_cast<int>(std::floor((t - t0) / span * width)); };
+  std::string out = fmt::format("  {:.0f} cycles per iteration; one column = {:.1f} cycles\n", span, span / width);
+  for (const auto& e : loop.events) {
+    if (e.iteration != steady) continue;
+    std::string bar(static_cast<std::size_t>(width), ' ');
+    int at = std::clamp(col(e.issue), 0, width - 1);
+    for (int c = std::max(0, col(e.issue - e.waited)); c < at; ++c) bar[static_cast<std::size_t>(c)] = '~';
+    if (e.done > e.issue) {
+      int end = col(e.done);
+      for (int c = at + 1; c <= std::min(end, width - 1); ++c) bar[static_cast<std::size_t>(c)] = '=';
+      if (end >= width) bar[static_cast<std::size_t>(width - 1)] = '>';
+    }
+    bar[static_cast<std::size_t>(at)] = event_mark(e);
+    std::string op = e.opcode.size() > 26 ? e.opcode.substr(0, 25) + "+" : e.opcode;
+    std::string note = wait_text(e, steady);
+    out += fmt::format("  {:#06x} {:<26} |{}|{}\n", e.address, op, bar, note.empty() ? "" : " " + note);
   }
   return out;
 }

@@ -44,6 +44,7 @@ namespace tileperf {
 // measured values and their sources).
 struct Latencies {
   double global_load = 0, shared = 0, constant = 0, special_register = 0, mufu = 0, shuffle = 0;
+  double local = 0;               // LDL: L1 when the spills fit it, else L2 (the launch model decides)
   double convert = 0, other = 0;  // other: any other instruction that sets a scoreboard
   double operand_read = 0;        // release of a read scoreboard (a store's operands)
   double barrier = 0;             // BAR.SYNC of the block
@@ -56,11 +57,18 @@ struct Latencies {
 // One instruction's issue in the replay, for the picture of a loop.
 struct IssueEvent {
   std::size_t instruction = 0;  // index in its function
+  std::uint64_t address = 0;
+  std::string opcode;
   double issue = 0;             // cycle of issue
   double done = 0;              // when its result or copy is complete (== issue when immediate)
   double waited = 0;            // cycles it waited for a scoreboard, barrier or MMA before issuing
   int iteration = 0;            // 0, 1, 2: which replay of a loop body
   std::string waits_for;        // what it waited for ("SB2", "mbarrier 0x30000", "MMA groups", ...)
+  // The instruction whose result or copy the wait was for, when the replay
+  // knows it (address, and the iteration it ran in; -1 outside the loop).
+  std::uint64_t waited_on = 0;
+  int waited_on_iteration = -1;
+  bool waited_for_memory = false;  // the wait was for a global load or a copy
 };
 
 struct RoleTime {
@@ -92,6 +100,19 @@ struct TimelineInputs {
 };
 
 BlockTimeline replay_block(const TimelineInputs& in);
+
+// The steady iteration of a loop's replay (the middle one of three) as text,
+// `width` columns for one iteration's cycles: a row per instruction,
+//   '~' the cycles it waited before issuing, then its mark at the issue
+//   cycle ('M' MMA, 'L' global load or copy in, 'S' store or copy out,
+//   'B' a barrier or wait, '*' anything else), '=' until its result or copy
+//   is complete ('>' past the iteration's end),
+// and what each wait was for: "SB1 <- 0x0c40 (iteration 0)", an mbarrier,
+// another warp's copies.
+std::string format_gantt(const LoopTimeline& loop, int width);
+
+// The event's mark in the picture (see format_gantt).
+char event_mark(const IssueEvent& e);
 
 // The bytes one TMA copy instruction at each source line moves: the tile
 // bytes of the TileIR operations at that line over the copies there.

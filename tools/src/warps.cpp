@@ -80,6 +80,54 @@ std::optional<Compare> compare_of(std::string_view opcode) {
   return std::nullopt;
 }
 
+Compare negate(Compare c) {
+  switch (c) {
+    case Compare::kLt: return Compare::kGe;
+    case Compare::kLe: return Compare::kGt;
+    case Compare::kGt: return Compare::kLe;
+    case Compare::kGe: return Compare::kLt;
+    case Compare::kEq: return Compare::kNe;
+    case Compare::kNe: return Compare::kEq;
+  }
+  return c;
+}
+
+// PLOP3.LUT Pd, PT, a, b, c, lut, 0x0 with one known input and the others
+// constant (PT, !PT): Pd is that input or its negation. LUT bit a*4+b*2+c.
+std::optional<Condition> predicate_logic(const Facts& f, const std::vector<std::string>& ops) {
+  if (ops.size() != 7 || (ops[1] != "PT" && ops[1] != "UPT")) return std::nullopt;
+  auto lut = immediate(ops[5]);
+  if (!lut) return std::nullopt;
+  int known = -1, constants[3] = {0, 0, 0};
+  const Condition* condition = nullptr;
+  bool negated = false;
+  for (int k = 0; k < 3; ++k) {
+    std::string op = ops[static_cast<std::size_t>(2 + k)];
+    bool neg = !op.empty() && op[0] == '!';
+    if (neg) op = op.substr(1);
+    if (op == "PT" || op == "UPT") {
+      constants[k] = neg ? 0 : 1;
+      continue;
+    }
+    auto it = f.predicates.find(op);
+    if (it == f.predicates.end() || known >= 0) return std::nullopt;
+    known = k;
+    condition = &it->second;
+    negated = neg;
+  }
+  if (known < 0) return std::nullopt;
+  auto eval = [&](int x) {
+    int in[3] = {constants[0], constants[1], constants[2]};
+    in[known] = negated ? 1 - x : x;
+    return (*lut >> (in[0] * 4 + in[1] * 2 + in[2])) & 1;
+  };
+  int if_false = static_cast<int>(eval(0)), if_true = static_cast<int>(eval(1));
+  if (if_false == if_true) return std::nullopt;
+  Condition out = *condition;
+  if (if_true == 0) out.compare = negate(out.compare);
+  return out;
+}
+
 // The registers an instruction may write: its first operand, and for a
 // comparison the second predicate too.
 void kill_destinations(Facts& f, const std::vector<std::string>& ops) {
@@ -115,6 +163,8 @@ void transfer(Facts& f, const SassInstruction& insn) {
     auto c = compare_of(insn.opcode);
     auto v = immediate(ops[3]);
     if (const auto* t = known(ops[2]); t && c && v) condition = Condition{t->shift, *c, *v};
+  } else if (plain && (insn.opcode == "PLOP3.LUT" || insn.opcode == "UPLOP3.LUT")) {
+    condition = predicate_logic(f, ops);
   }
   kill_destinations(f, ops);
   if (value && !ops.empty()) f.registers[ops[0]] = *value;
