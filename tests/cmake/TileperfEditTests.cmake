@@ -11,6 +11,13 @@
 #                         invariant of checks/
 #   expect: no change     a no-op edit: each check must pass with --exact (no
 #                         metric moves, informational ones included)
+#   expect: tuning <state>  a tuning change (only constants and hints move):
+#                         each check must end in <state> (pass, improved,
+#                         regressed) as the launch estimate judges it
+# and optionally
+#   archs: <arch>...      the architectures to check it on (default: all); a
+#                         tuning change is judged by the launch model, which
+#                         only sm_90's GPU has calibrated
 include_guard(GLOBAL)
 
 set(_TILEPERF_APPLY_PATCH "${CMAKE_CURRENT_LIST_DIR}/ApplyPatch.cmake")
@@ -60,6 +67,17 @@ function(_tileperf_add_edit_test patch)
   _tileperf_patch_field(expect "${patch}" expect)
   _tileperf_patch_field(configs "${patch}" config)
   _tileperf_patched_kernel(kernel source "${patch}")
+  set(archs ${TILEPERF_ARCHS})
+  file(STRINGS "${patch}" archs_line REGEX "^archs:" LIMIT_COUNT 1)
+  if(archs_line)
+    _tileperf_patch_field(wanted "${patch}" archs)
+    set(archs "")
+    foreach(arch IN LISTS wanted)
+      if(arch IN_LIST TILEPERF_ARCHS)
+        list(APPEND archs "${arch}")
+      endif()
+    endforeach()
+  endif()
 
   set(work "${TILEPERF_SELFTEST_DIR}/${name}")
   get_filename_component(file_name "${source}" NAME)
@@ -83,7 +101,7 @@ function(_tileperf_add_edit_test patch)
   set_property(GLOBAL APPEND PROPERTY TILEPERF_EDITS
     "{\"name\": \"${name}\", \"kind\": \"${kind}\", \"expect\": ${expect_json}, \"configs\": ${configs_json}}")
   foreach(config IN LISTS configs)
-    foreach(arch IN LISTS TILEPERF_ARCHS)
+    foreach(arch IN LISTS archs)
       set(test "${kind}.${name}.${config}.${arch}")
       _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${config}" ARCH "${arch}"
         BYTECODE "${work}/${config}.tileirbc" WORK_DIR "${work}"

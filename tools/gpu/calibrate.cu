@@ -380,6 +380,11 @@ __global__ void sm_clock_kernel(long long* cycles, unsigned long long* ns, int s
   *ns = g1 - g0;
 }
 
+// "l2_bulk_gbs", "l2_bulk2_gbs", "l2_bulk4_gbs".
+std::string fmt_key(const std::string& stem, int per_sm) {
+  return stem + (per_sm == 1 ? "" : std::to_string(per_sm)) + "_gbs";
+}
+
 template <typename T>
 T* device_alloc(size_t count) {
   T* p = nullptr;
@@ -554,18 +559,18 @@ int main() {
     const int rounds = 256, stages = 4;
     const size_t smem = size_t(stages) * 16384;
     CHECK(cudaFuncSetAttribute(bulk_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    for (int per_sm : {1, 2}) {
+    for (int per_sm : {1, 2, 4}) {
       double t = time_ms([&] {
         bulk_stream_kernel<<<sms * per_sm, 32, smem>>>(reinterpret_cast<const char*>(a), size_t(32) << 20, rounds, stages, usink);
       });
-      out.add(per_sm == 1 ? "l2_bulk_gbs" : "l2_bulk2_gbs", double(sms) * per_sm * rounds * stages * 16384 / t / 1e6, "GB/s",
-              per_sm == 1 ? "bulk copies 4 x 16 KiB in flight per block, one block per SM, from a 32 MiB span (L2)"
-                          : "the same, two blocks per SM");
+      out.add(fmt_key("l2_bulk", per_sm), double(sms) * per_sm * rounds * stages * 16384 / t / 1e6, "GB/s",
+              "bulk copies 4 x 16 KiB in flight per block, " + std::to_string(per_sm) +
+                  " block(s) per SM, from a 32 MiB span (L2)");
       t = time_ms([&] {
         bulk_stream_kernel<<<sms * per_sm, 32, smem>>>(reinterpret_cast<const char*>(a), big, rounds, stages, usink);
       });
-      out.add(per_sm == 1 ? "dram_bulk_gbs" : "dram_bulk2_gbs", double(sms) * per_sm * rounds * stages * 16384 / t / 1e6,
-              "GB/s", per_sm == 1 ? "the same from a 4 GiB span (DRAM)" : "the same from 4 GiB, two blocks per SM");
+      out.add(fmt_key("dram_bulk", per_sm), double(sms) * per_sm * rounds * stages * 16384 / t / 1e6, "GB/s",
+              "the same from a 4 GiB span (DRAM), " + std::to_string(per_sm) + " block(s) per SM");
     }
   }
 

@@ -4,7 +4,8 @@
 # load/store unit's rate), built with the machine's nvcc, and
 # tools/gpu/calibrate_mma.py (tensor-core rate and MMA chains, through
 # PyTorch and Triton). Writes OUT_DIR/calibration.json, the two results and
-# the GPU's state before and after.
+# the GPU's state before and after, and the MMA chains' cubins
+# (OUT_DIR/wgmma_*.cubin, for tools/bench/mma_latency.py).
 #   tools/gpu/calibrate.sh OUT_DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,7 +17,7 @@ smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.m
 before=$(smi)
 nvcc -O3 -arch=sm_90 -cudart static -o "$work/calibrate" "$top/tools/gpu/calibrate.cu"
 "$work/calibrate" > "$work/micro.json"
-PYTHONUNBUFFERED=1 python3 "$top/tools/gpu/calibrate_mma.py" > "$work/mma.json"
+PYTHONUNBUFFERED=1 python3 "$top/tools/gpu/calibrate_mma.py" --cubins "$out" > "$work/mma.json"
 after=$(smi)
 python3 - "$work/micro.json" "$work/mma.json" "$out/calibration.json" "$before" "$after" "$(nvcc --version | tail -1)" <<'PY'
 import json, sys, datetime

@@ -11,15 +11,20 @@ Hopper GPU with PyTorch and Triton (no cuTile needed):
   MMA (acc = acc + dot(a, b)): each step waits for the MMA's result in
   registers (the serialised case).
 
-    python3 tools/gpu/calibrate_mma.py > mma.json
+    python3 tools/gpu/calibrate_mma.py [--cubins DIR] > mma.json
 
 Prints one JSON object; each figure is the median of repeated launches
-timed with CUDA events.
+timed with CUDA events. With --cubins, the chains' cubins are written
+there (wgmma_<shape>_<kind>.cubin), so that their SASS can be read where the
+disassembler is (the launch model replays them to derive the MMA result
+latency, see tools/bench/mma_latency.py).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import statistics
 import sys
 
@@ -63,6 +68,9 @@ def time_ms(fn, reps=15):
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cubins", default="")
+    args = ap.parse_args()
     props = torch.cuda.get_device_properties(0)
     sms = props.multi_processor_count
     result = {"format": "tileperf-calibration-mma/1", "device": torch.cuda.get_device_name(0),
@@ -81,21 +89,28 @@ def main() -> int:
     add("gemm_fp16_tflops", 2 * n ** 3 / ms / 1e9, "TFLOP/s",
         "torch.matmul 8192^3 fp16 (cuBLAS), random inputs")
 
-    M, N, K = 64, 128, 64
-    x = torch.randn(M, K, device="cuda", dtype=torch.float16) * 1e-3
-    y = torch.randn(K, N, device="cuda", dtype=torch.float16) * 1e-3
-    for outside, key, how in (
-            (False, "wgmma_chain_accumulate_ns", "acc = dot(a, b, acc): one 64x128x64 step"),
-            (True, "wgmma_chain_outside_ns", "acc = acc + dot(a, b): one 64x128x64 step")):
-        c = torch.empty(sms * M * N, device="cuda", dtype=torch.float32)
-        per = []
-        for iters in (1024, 4096):
-            ms = time_ms(lambda: _chain[(sms,)](x, y, c, iters, M=M, N=N, K=K, OUTSIDE=outside,
-                                                num_warps=4))
-            per.append(ms)
-        # The difference of two lengths removes the launch and the prologue.
-        add(key, (per[1] - per[0]) * 1e6 / (4096 - 1024), "ns",
-            how + ", one warpgroup per SM on every SM; (t(4096) - t(1024)) / 3072")
+    for N in (128, 64):
+        M, K = 64, 64
+        x = torch.randn(M, K, device="cuda", dtype=torch.float16) * 1e-3
+        y = torch.randn(K, N, device="cuda", dtype=torch.float16) * 1e-3
+        for outside, kind, how in (
+                (False, "accumulate", f"acc = dot(a, b, acc): one 64x{N}x64 step"),
+                (True, "outside", f"acc = acc + dot(a, b): one 64x{N}x64 step")):
+            key = f"wgmma_64x{N}_{kind}"
+            c = torch.empty(sms * M * N, device="cuda", dtype=torch.float32)
+            per = []
+            for iters in (1024, 4096):
+                ms = time_ms(lambda: _chain[(sms,)](x, y, c, iters, M=M, N=N, K=K, OUTSIDE=outside,
+                                                    num_warps=4))
+                per.append(ms)
+            compiled = _chain[(sms,)](x, y, c, 8, M=M, N=N, K=K, OUTSIDE=outside, num_warps=4)
+            cubin = getattr(compiled, "asm", {}).get("cubin")
+            if args.cubins and cubin:
+                with open(os.path.join(args.cubins, key + ".cubin"), "wb") as f:
+                    f.write(cubin)
+            # The difference of two lengths removes the launch and the prologue.
+            add(key + "_ns", (per[1] - per[0]) * 1e6 / (4096 - 1024), "ns",
+                how + ", one warpgroup per SM on every SM; (t(4096) - t(1024)) / 3072")
     print(json.dumps(result, indent=1))
     return 0
 

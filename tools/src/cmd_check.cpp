@@ -279,23 +279,33 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   }
   auto t = Clock::now();
   Metrics baseline = read_baseline(o.baseline);
-  Comparison c = compare_metrics(baseline, current, policy, o.exact);
-  if (!same_toolchain(baseline, current)) return toolchain_changed(o, baseline, current, c, seen, result, report);
+  Judgement j = judge(baseline, current, policy, o.exact);
+  const Comparison& c = j.comparison;
+  if (j.state == State::kToolchainChanged) return toolchain_changed(o, baseline, current, c, seen, result, report);
   result.seconds["compare"] = since(t);
   result.set_diff(c);
-  result.state = c.state;
+  result.state = j.state == State::kSignatureChanged ? c.state : j.state;
+  if (j.tuning()) result.tuning = j.signature;
+  for (const auto& line : split(format_broken(j.undecided), '\n')) {
+    if (!trim(line).empty()) result.notes.push_back("not deciding a tuning change: " + trim(line));
+  }
   auto regressed = c.with_verdict(Verdict::kRegressed);
+  std::string tuned = j.tuning() ? fmt::format("tuning change ({}), judged by the launch estimate {}: ",
+                                               fmt::join(j.signature, "; "), kLaunchEstimate)
+                                 : "";
   if (!regressed.empty() || !c.broken.empty()) {
     std::vector<std::string> what;
     if (!regressed.empty()) what.push_back(fmt::format("{} metric(s) over the limit", regressed.size()));
     if (!c.broken.empty()) what.push_back(fmt::format("{} check(s) broken", c.broken.size()));
-    result.message = fmt::format("{}; if intended, accept with: {}", fmt::join(what, ", "), o.update_command);
+    result.message = fmt::format("{}{}; if intended, accept with: {}", tuned, fmt::join(what, ", "), o.update_command);
   } else if (c.state == State::kImproved && o.strict) {
     result.state = State::kStale;
-    result.message = "improved beyond tolerance, and strict mode fails on a stale baseline; "
+    result.message = tuned + "improved beyond tolerance, and strict mode fails on a stale baseline; "
                      "tighten it with: " + o.update_command;
   } else if (c.state == State::kImproved) {
-    result.message = "improved beyond tolerance; tighten the baseline with: " + o.update_command;
+    result.message = tuned + "improved beyond tolerance; tighten the baseline with: " + o.update_command;
+  } else if (j.tuning()) {
+    result.message = tuned + "within its limit; record the tuned configuration with: " + o.update_command;
   }
   report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
   bool loop_moved = std::any_of(c.diffs.begin(), c.diffs.end(), [](const MetricDiff& d) {
@@ -307,22 +317,21 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     result.set_lines(line_moves(baseline.lines, current.lines), seen.line_paths);
     report += format_line_moves(result.lines);
   }
-  auto changes = signature_changes(baseline, current);
-  if (c.state == State::kRegressed || !changes.empty()) {
+  if (c.state == State::kRegressed || j.state == State::kSignatureChanged) {
     report += fmt::format("  listing: {}\n", o.shown_path(o.prefix() + ".sass"));
   }
-  // Another export than the baseline's fails whatever moved; the metrics are
+  // Another kernel than the baseline's fails whatever moved; the metrics are
   // still shown for the review.
-  if (!changes.empty()) {
+  if (j.state == State::kSignatureChanged) {
     result.state = State::kSignatureChanged;
     result.message = fmt::format("the configuration exports another kernel than the baseline's "
                                  "({}){}; if intended, update with: {}",
-                                 fmt::join(changes, "; "),
+                                 fmt::join(j.signature, "; "),
                                  result.message.empty() ? "" : "; " + result.message,
                                  o.update_command);
     return kExitSignatureChanged;
   }
-  if (c.state == State::kRegressed || result.state == State::kStale) return kExitRegression;
+  if (result.state == State::kRegressed || result.state == State::kStale) return kExitRegression;
   return kExitOk;
 }
 

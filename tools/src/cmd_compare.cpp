@@ -37,17 +37,18 @@ int run_compare(const Args& args) {
     return kExitNew;
   }
   Metrics baseline = read_baseline(baseline_path);
-  if (auto changes = signature_changes(baseline, current); !changes.empty()) {
-    fmt::print("{}: signature changed ({}); nothing compared\n", current.id.name(),
-               fmt::join(changes, "; "));
-    return kExitSignatureChanged;
-  }
   Policy policy = load_policy(checks, current.id.kernel, current.id.config);
-  Comparison c = compare_metrics(baseline, current, policy, exact);
-  bool stale = strict && c.state == State::kImproved;
-  fmt::print("{}: {}\n{}{}", current.id.name(), stale ? "stale" : state_name(c.state),
-             format_broken(c.broken), format_diff_table(c.diffs, verbose));
-  return c.state == State::kRegressed || stale ? kExitRegression : kExitOk;
+  Judgement j = judge(baseline, current, policy, exact);
+  bool stale = strict && j.state == State::kImproved;
+  std::string why;
+  if (j.state == State::kToolchainChanged) why = fmt::format(" ({})", fmt::join(j.toolchain, ", "));
+  if (j.state == State::kSignatureChanged) why = fmt::format(" ({})", fmt::join(j.signature, "; "));
+  if (j.tuning()) why = fmt::format(" (tuning change: {}; judged by {})", fmt::join(j.signature, "; "), kLaunchEstimate);
+  fmt::print("{}: {}{}\n{}{}", current.id.name(), stale ? "stale" : state_name(j.state), why,
+             format_broken(j.comparison.broken), format_diff_table(j.comparison.diffs, verbose));
+  if (j.state == State::kToolchainChanged) return kExitToolchainChanged;
+  if (j.state == State::kSignatureChanged) return kExitSignatureChanged;
+  return j.state == State::kRegressed || stale ? kExitRegression : kExitOk;
 }
 
 }  // namespace tileperf

@@ -290,26 +290,12 @@ struct TestDiff {
   std::string state;  // regressed, improved, changed, unchanged
   Comparison comparison;
   std::vector<std::string> toolchain, signature;
+  bool tuning = false;  // the signature moved only in constants and hints: judged by the launch estimate
   std::vector<LineMove> lines;
   std::vector<SpanDiff> code;
   std::vector<std::string> code_notes;
   std::shared_ptr<const Listing> base_listing, head_listing;  // the spans point into them
 };
-
-std::vector<std::string> toolchain_moves(const Metrics& base, const Metrics& head) {
-  std::vector<std::string> out;
-  std::set<std::string> tools;
-  for (const auto& [tool, v] : base.toolchain) tools.insert(tool);
-  for (const auto& [tool, v] : head.toolchain) tools.insert(tool);
-  for (const auto& tool : tools) {
-    auto b = base.toolchain.find(tool), h = head.toolchain.find(tool);
-    std::string bv = b == base.toolchain.end() ? "(none)" : b->second;
-    std::string hv = h == head.toolchain.end() ? "(none)" : h->second;
-    if (bv != hv) out.push_back(fmt::format("{} {} -> {}", tool, bv, hv));
-  }
-  if (base.flags != head.flags) out.push_back("flags " + base.flags.dump() + " -> " + head.flags.dump());
-  return out;
-}
 
 bool same_file(const std::string& a, const std::string& b) {
   bool ea = fs::exists(a), eb = fs::exists(b);
@@ -321,9 +307,11 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
                    const DiffOptions& o) {
   TestDiff t;
   t.name = name;
-  t.comparison = compare_metrics(base.metrics, head.metrics, policy);
-  t.toolchain = toolchain_moves(base.metrics, head.metrics);
-  t.signature = signature_changes(base.metrics, head.metrics);
+  Judgement j = judge(base.metrics, head.metrics, policy);
+  t.comparison = j.comparison;
+  t.toolchain = j.toolchain;
+  t.signature = j.signature;
+  t.tuning = j.tuning();
   t.lines = line_moves(base.metrics.lines, head.metrics.lines);
   bool listing_moved = !same_file(base.file(".sass"), head.file(".sass"));
   if (listing_moved) {
@@ -350,10 +338,10 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
 
   bool moved = t.comparison.changed() != 0 || !t.lines.empty() || listing_moved || !t.toolchain.empty() ||
                !t.signature.empty();
-  t.state = t.comparison.state == State::kRegressed ? "regressed"
-            : t.comparison.state == State::kImproved ? "improved"
-            : moved                                  ? "changed"
-                                                     : "unchanged";
+  t.state = j.state == State::kRegressed ? "regressed"
+            : j.state == State::kImproved ? "improved"
+            : moved                       ? "changed"
+                                          : "unchanged";
   return t;
 }
 
@@ -401,7 +389,10 @@ std::string span_text(const SpanDiff& d, std::size_t max_lines) {
 std::string test_text(const TestDiff& t, const DiffOptions& o) {
   std::string out = fmt::format("{}: {}\n", t.name, t.state);
   if (!t.toolchain.empty()) out += fmt::format("  toolchain: {}\n", fmt::join(t.toolchain, ", "));
-  if (!t.signature.empty()) out += fmt::format("  signature: {}\n", fmt::join(t.signature, "; "));
+  if (!t.signature.empty()) {
+    out += fmt::format("  {}: {}\n", t.tuning ? "tuning change, judged by the launch estimate" : "signature",
+                       fmt::join(t.signature, "; "));
+  }
   out += format_broken(t.comparison.broken) + metric_table(t.comparison);
   std::vector<LineMove> lines = t.lines;
   if (lines.size() > TestResult::kMaxLines) {
@@ -467,7 +458,7 @@ nlohmann::json test_json(const TestDiff& t) {
     broken.push_back({{"require", b.invariant->text}, {"origin", b.invariant->origin}, {"found", b.found}});
   }
   for (const auto& d : t.code) code.push_back(span_json(d));
-  return {{"test", t.name}, {"state", t.state}, {"toolchain", t.toolchain}, {"signature", t.signature},
+  return {{"test", t.name}, {"state", t.state}, {"toolchain", t.toolchain}, {"signature", t.signature}, {"tuning", t.tuning},
           {"metrics", metrics}, {"broken", broken}, {"lines", lines}, {"sass", code},
           {"sass_notes", t.code_notes}};
 }

@@ -29,7 +29,26 @@ struct LoopsOptions {
   std::string input, sass, remarks, dump_info;
   Toolchain tc;
   bool json = false, gantt = false;
+  std::vector<std::string> latencies;  // NAME=CYCLES
 };
+
+std::map<std::string, double> latency_overrides(const std::vector<std::string>& settings) {
+  std::map<std::string, double> out;
+  Latencies known;
+  for (const auto& s : settings) {
+    auto eq = s.find('=');
+    std::optional<double> value = eq == std::string::npos ? std::nullopt : parse_decimal(s.substr(eq + 1), 12);
+    std::string name = s.substr(0, eq);
+    if (!value || !set_latency(known, name, *value)) {
+      std::vector<std::string> names;
+      for (auto& [field, at] : latency_fields(known)) names.push_back(field);
+      throw UsageError(fmt::format("loops: --latency {}: expected NAME=CYCLES with NAME one of {}", s,
+                                   fmt::join(names, ", ")));
+    }
+    out[name] = *value;
+  }
+  return out;
+}
 
 bool is_elf(const std::string& data) { return data.rfind("\x7f" "ELF", 0) == 0; }
 
@@ -204,7 +223,12 @@ int print_report(const LoopsOptions& o, const SassListing& listing, const LoopRe
                  bool has_problem) {
   if (o.json) {
     auto j = loop_json(report);
-    if (m) j["launch"] = launch_metrics(m->launch);
+    if (m) {
+      j["launch"] = launch_metrics(m->launch);
+      for (const auto& [index, replay] : m->launch.timeline.loops) {
+        j["loops"][index]["replay_cycles_per_iteration"] = replay.cycles_per_iteration;
+      }
+    }
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -253,7 +277,9 @@ int run_loops(const Args& args) {
   app.add_flag("--gantt", o.gantt, "draw one replayed iteration of the main loop (and of the producer loop of a "
                                    "warp-specialised kernel): each instruction at its issue cycle, loads, copies "
                                    "and MMAs as bars to their completion, the waits and what they wait for");
+  app.add_option("--latency", o.latencies, "set a latency of the replay, NAME=CYCLES (what-if; repeatable)");
   if (parse_args(app, args)) return kExitOk;
+  auto overrides = latency_overrides(o.latencies);
 
   std::string data = read_file(o.input);
   std::optional<Problem> problem;
@@ -273,7 +299,7 @@ int run_loops(const Args& args) {
     return print_report(o, listing, report, nullptr, false);
   }
   ToolOutputs outputs = loop_outputs(o);
-  Measurement m = measure(outputs, o.input, problem ? &*problem : nullptr, true);
+  Measurement m = measure(outputs, o.input, problem ? &*problem : nullptr, true, overrides);
   std::istringstream in(outputs.sass_text);
   SassListing listing = parse_sass(in, outputs.sass_name);
   return print_report(o, listing, m.loops, &m, problem.has_value());

@@ -119,6 +119,47 @@ Comparison compare_metrics(const Metrics& baseline, const Metrics& current, cons
   return result;
 }
 
+namespace {
+
+// Only the launch estimate decides: every other verdict becomes
+// informational, and the state follows the estimate (and the invariants).
+void judge_as_tuning(Comparison& c) {
+  bool regressed = false, improved = false;
+  for (auto& d : c.diffs) {
+    if (d.name == kLaunchEstimate) {
+      regressed = d.verdict == Verdict::kRegressed;
+      improved = d.verdict == Verdict::kImproved;
+    } else if (d.verdict == Verdict::kRegressed || d.verdict == Verdict::kImproved) {
+      d.verdict = Verdict::kInfo;
+    }
+  }
+  c.state = regressed ? State::kRegressed : improved ? State::kImproved : State::kPass;
+}
+
+}  // namespace
+
+Judgement judge(const Metrics& baseline, const Metrics& current, const Policy& policy, bool exact) {
+  Judgement j;
+  j.comparison = compare_metrics(baseline, current, policy, exact);
+  j.state = j.comparison.state;
+  j.signature = signature_changes(baseline, current);
+  j.change = classify_signature(baseline, current);
+  j.toolchain = toolchain_changes(baseline, current);
+  bool estimated = baseline.values.count(kLaunchEstimate) && current.values.count(kLaunchEstimate);
+  if (j.change == SignatureChange::kTuning && estimated && !exact) {
+    // The policy's invariants pin per-configuration facts (TMA boxes, a
+    // spill pair) that a retuned configuration changes: shown, not deciding.
+    j.undecided = std::move(j.comparison.broken);
+    j.comparison.broken.clear();
+    judge_as_tuning(j.comparison);
+    j.state = j.comparison.state;
+  } else if (j.change != SignatureChange::kNone) {
+    j.state = State::kSignatureChanged;
+  }
+  if (!j.toolchain.empty()) j.state = State::kToolchainChanged;
+  return j;
+}
+
 const char* change_name(Change c) {
   switch (c) {
     case Change::kUnchanged: return "unchanged";

@@ -25,7 +25,16 @@ std::set<std::string> failing_metrics(const TestResult& r) {
   return names;
 }
 
+EditVerdict judge_tuning(const std::string& want, const TestResult& r) {
+  if (r.tuning.empty()) return {false, fmt::format("not a tuning change (state {})", state_name(r.state))};
+  if (state_name(r.state) != want) {
+    return {false, fmt::format("judged {} by the launch estimate, not {}", state_name(r.state), want)};
+  }
+  return {true, "caught"};
+}
+
 EditVerdict judge_mutant(const EditExpectation& edit, const TestResult& r) {
+  if (edit.metrics.size() == 2 && edit.metrics[0] == kTuningExpectation) return judge_tuning(edit.metrics[1], r);
   if (edit.metrics == std::vector<std::string>{kSignatureExpectation}) {
     if (r.state == State::kSignatureChanged && r.exit_code == kExitSignatureChanged) return {true, "caught"};
     return {false, fmt::format("escaped (state {}, not signature changed)", state_name(r.state))};

@@ -22,6 +22,10 @@ namespace tileperf {
 enum class EditKind { kMutant, kNoop };
 
 inline constexpr const char* kSignatureExpectation = "signature";
+// "expect: tuning <state>": a tuning change (only constants and hints
+// moved) whose checks must end in <state> (pass, improved, regressed), as
+// the launch estimate judges it.
+inline constexpr const char* kTuningExpectation = "tuning";
 
 struct EditExpectation {
   std::string name;                  // the patch file's name without .patch

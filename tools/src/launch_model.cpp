@@ -17,35 +17,40 @@ namespace {
 
 // The H200 (sm_90) row is measured: tools/gpu/calibrate.sh, whose output is
 // tools/bench/h200_calibration.json (NVIDIA H200, driver 580, SM clock
-// 1.98 GHz). Latencies in SM cycles: global load 700 (a dependent chain
-// over 2 GiB; 496 from L2), shared 29, SHFL 30, MUFU 23, BAR.SYNC of 8
-// warps 75, a TMA (bulk) load 357 + 8.9 per KiB (392 for 4 KiB, 499 for
-// 16 KiB), a TMA store 78 + 32 per KiB (206, 590), a warpgroup MMA chain
-// 1648 MACs per cycle (a 64x128x64 step in 318 cycles), its results in
-// registers 118 cycles after the group ends (the chain that adds outside
-// the MMA took 198 cycles more per step, of which about 80 are its 64
-// FADDs: an estimate). Rates: DRAM 4565 GB/s read, 4251 written, 3964
-// copied; L2 8798 GB/s (bulk copies, two blocks per SM: the most any of the
-// microbenchmarks reached; the shipped GEMM moves 10.2 TB/s through L2, so
-// the L2 term errs high); launch 5.1 us between events; 79 ns per block an
-// SM starts; cuBLAS fp16 753 TFLOP/s = 1441 MACs per clock per SM; per
-// clock per SM FFMA 113 (128 nominal), IMAD 63 and LOP3/SHF 61 (two
-// pipes: ptxas splits adds between IADD3 and IMAD.IADD, 103 together),
-// MUFU 16, DFMA 63, conversions 32. Not measured, and guesses: constant-
-// cache and S2R latency (taken as 29 and 20), conversions 15, any other
-// scoreboard 20, a store's operand read 10, register MMA (HMMA) 32, one
-// warp memory instruction per clock per SM (the microbenchmark reached
-// 0.6, limited by its own issue).
+// 1.98 GHz; unit.launch_model_test checks this table against it).
+// Latencies in SM cycles: global load 675 (a dependent chain over 2 GiB;
+// 482 from L2, where spills go that L1 cannot hold), shared 29, SHFL 30,
+// MUFU 23, BAR.SYNC of 8 warps 75, a TMA (bulk) load 357 + 8.85 per KiB
+// (392 for 4 KiB, 498 for 16 KiB), a TMA store 78 + 32 per KiB (206, 590).
+// A warpgroup MMA's tensor-core time: 1682 MACs per cycle (dependent
+// 64x128x64 and 64x64x64 steps in 309 and 157 cycles); its results are
+// taken as usable when it ends: the replay of the chain that adds outside
+// the MMA (its own SASS, tools/bench/h200_mma/) already takes 535 and 315
+// cycles per step against 503 and 290 measured, and that of the chain
+// through the accumulator 312 and 156 against 309 and 157
+// (tools/bench/mma_latency.py).
+// Rates: DRAM 4578 GB/s read (bulk copies; 4480 with loads), 4252 written,
+// 3979 copied; L2 8717 GB/s (bulk copies, two blocks per SM: the most any
+// microbenchmark reached; the shipped GEMM moves 10.2 TB/s through L2, so
+// the L2 term errs high); launch 5.4 us between events; 79 ns per block an
+// SM starts; cuBLAS fp16 753 TFLOP/s = 1441 MACs per clock per SM. Per
+// clock per SM FFMA 113, IMAD 63, LOP3/SHF 61, MUFU 16, DFMA 63, conversions
+// 32: the CUDA guide's 128, 64, 64, 16, 64, 16 (F2I; I2F on the ALU) less
+// the microbenchmark loop's own instructions, so the pipes use the guide's.
+// Not measured, and guesses: constant-cache and S2R latency (taken as 29
+// and 20), conversions 15, any other scoreboard 20, a store's operand read
+// 10, register MMA (HMMA) 32, one warp memory instruction per clock per SM
+// (the microbenchmark reached 0.6, limited by its own issue).
 //
 // sm_100 and sm_120 are derived, not measured: SM counts, clocks, memory
 // and tensor rates from the B200 and RTX PRO 6000 Blackwell datasheets,
 // the bandwidths derated by the H200's measured fraction of its datasheet
-// (read 0.951, write 0.886, copy 0.826 of 4.8 TB/s), tensor rates by its
+// (read 0.954, write 0.886, copy 0.829 of 4.8 TB/s), tensor rates by its
 // cuBLAS fraction (0.761), L2 bandwidth as the H200's bytes per SM and
 // clock, latencies and launch costs the H200's.
 Latencies hopper_latencies() {
   Latencies l;
-  l.global_load = 700;
+  l.global_load = 675;
   l.shared = 29;
   l.constant = 29;
   l.special_register = 20;
@@ -56,11 +61,11 @@ Latencies hopper_latencies() {
   l.operand_read = 10;
   l.barrier = 75;
   l.tma_load = 357;
-  l.tma_load_per_kib = 8.9;
+  l.tma_load_per_kib = 8.85;
   l.tma_store = 78;
   l.tma_store_per_kib = 32;
-  l.mma_macs_per_cycle = 1648;
-  l.mma_result = 118;
+  l.mma_macs_per_cycle = 1682;
+  l.mma_result = 0;
   l.register_mma = 32;
   return l;
 }
@@ -74,12 +79,12 @@ Latencies blackwell_latencies(double mma_scale) {
 const std::vector<ArchSpec>& table() {
   static const std::vector<ArchSpec> rows = {
       {"sm_90", "NVIDIA H200 SXM", "measured on the lent H200 (tools/bench/h200_calibration.json)", 132, 1.98,
-       4565, 4251, 3964, 8798, 65536, 2048, 32, 233472, 1024, 262144, 496, 5.1, 79, 1441, 1, hopper_latencies()},
+       4578, 4252, 3979, 8717, 65536, 2048, 32, 233472, 1024, 262144, 482, 5.4, 79, 1441, 1, hopper_latencies()},
       {"sm_100", "NVIDIA B200", "derived: B200 datasheet (148 SMs, 1.965 GHz, 8 TB/s, 2.25 PFLOP/s fp16) x the H200's measured fractions",
-       148, 1.965, 7610, 7090, 6610, 9780, 65536, 2048, 32, 233472, 1024, 262144, 496, 5.1, 79, 2940, 1,
+       148, 1.965, 7630, 7090, 6630, 9690, 65536, 2048, 32, 233472, 1024, 262144, 482, 5.4, 79, 2940, 1,
        blackwell_latencies(2.0)},
       {"sm_120", "NVIDIA RTX PRO 6000 Blackwell", "derived: RTX PRO 6000 datasheet (188 SMs, 2.617 GHz, 1.79 TB/s, 504 TFLOP/s fp16) x the H200's measured fractions",
-       188, 2.617, 1702, 1586, 1479, 16600, 65536, 1536, 32, 102400, 1024, 131072, 496, 5.1, 79, 390, 1,
+       188, 2.617, 1708, 1586, 1484, 16500, 65536, 1536, 32, 102400, 1024, 131072, 482, 5.4, 79, 390, 1,
        blackwell_latencies(0.25)},
   };
   return rows;
@@ -336,11 +341,12 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   // shared memory; beyond that they come from L2, at its latency and
   // through its bandwidth.
   Latencies latency = e.spec->latency;
+  for (const auto& [name, value] : in.latency_overrides) set_latency(latency, name, value);
   double l1 = static_cast<double>(e.spec->l1_and_shared -
                                   e.resident * (in.shared_bytes + e.spec->reserved_shared));
   double frames = static_cast<double>(in.spill_bytes * e.threads * e.resident);
   bool spills_to_l2 = in.spill_bytes > 0 && frames > l1;
-  latency.local = spills_to_l2 ? e.spec->l2_latency : latency.shared;
+  if (!in.latency_overrides.count("local")) latency.local = spills_to_l2 ? e.spec->l2_latency : latency.shared;
   if (spills_to_l2) {
     e.spill_traffic = local_traffic(in);
     e.notes.push_back(fmt::format("{} bytes of spills per thread: {:.0f} KB for {} resident CTA(s) do not fit the "

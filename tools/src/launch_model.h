@@ -74,6 +74,9 @@ struct LaunchInputs {
   std::int64_t spill_bytes = 0;          // per thread: local memory and stack frame
   std::int64_t tensor_macs_hint = 0;
   bool keep_events = false;  // keep every loop's replay in the estimate (the main loop's is always made)
+  // Latencies set by name over the architecture's (tileperf loops --latency):
+  // what-if, and the replay of microbenchmarks that derives a constant.
+  std::map<std::string, double> latency_overrides;
 };
 
 struct LaunchEstimate {

@@ -210,7 +210,7 @@ KernelAttributes kernel_of(const SassListing& sass, const std::string& cubin_dat
 }
 
 Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem,
-                    bool keep_events) {
+                    bool keep_events, const std::map<std::string, double>& latency_overrides) {
   std::istringstream sass_in(outputs.sass_text);
   std::istringstream res_in(outputs.res_usage_text);
   SassListing sass = parse_output(outputs, "cuobjdump --dump-sass " + cubin,
@@ -244,7 +244,7 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   for (const auto& note : out.loops.notes) out.notes.push_back(note);
   LaunchInputs launch{&sass, &flows, &out.loops, &lines, tileir ? &*tileir : nullptr, problem, attributes,
                       out.values["regs"], out.values["shared.bytes"],
-                      out.values["local.bytes"] + out.values["stack.bytes"], hint, keep_events};
+                      out.values["local.bytes"] + out.values["stack.bytes"], hint, keep_events, latency_overrides};
   out.launch = estimate_launch(launch);
   out.values.merge(launch_metrics(out.launch));
   for (const auto& note : out.launch.notes) out.notes.push_back(note);

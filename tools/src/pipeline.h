@@ -56,7 +56,8 @@ std::map<std::string, std::string> artifact_paths(const std::string& prefix);
 // With `keep_events`, the launch estimate keeps each loop's replay (the
 // picture of `tileperf loops --gantt` and the HTML report).
 Measurement measure(const ToolOutputs& outputs, const std::string& cubin,
-                    const Problem* problem = nullptr, bool keep_events = false);
+                    const Problem* problem = nullptr, bool keep_events = false,
+                    const std::map<std::string, double>& latency_overrides = {});
 
 // The attributes of the listing's kernel: the first function the cubin
 // gives a thread count.

@@ -65,6 +65,7 @@ nlohmann::json to_json(const TestResult& r) {
                       {"notes", r.notes}};
   if (!r.run.empty()) j["run"] = r.run;
   if (!r.toolchain_change.empty()) j["toolchain_change"] = r.toolchain_change;
+  if (!r.tuning.empty()) j["tuning"] = r.tuning;
   if (!r.lines.empty()) {
     nlohmann::json lines = nlohmann::json::array();
     for (const auto& m : r.lines) lines.push_back(line_json(m));
@@ -145,7 +146,7 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
       if (l.contains(k)) json_count(l.at(k), filename, where + k);
     }
   });
-  for (const char* k : {"notes", "toolchain_change"}) {
+  for (const char* k : {"notes", "toolchain_change", "tuning"}) {
     if (j.contains(k) && (!j.at(k).is_array() || !std::all_of(j.at(k).begin(), j.at(k).end(),
                                                                [](const auto& n) { return n.is_string(); }))) {
       malformed(filename, k, "must be a list of strings");
@@ -199,6 +200,7 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     }
     r.notes = j.value("notes", std::vector<std::string>{});
     r.toolchain_change = j.value("toolchain_change", std::vector<std::string>{});
+    r.tuning = j.value("tuning", std::vector<std::string>{});
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(filename, 0, std::string("malformed result: ") + e.what());

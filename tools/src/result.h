@@ -45,6 +45,9 @@ struct TestResult {
   // State toolchain changed: what differs from the baseline's toolchain
   // ("tileiras 13.4.92 -> 13.5.37"); the diff then previews the new one.
   std::vector<std::string> toolchain_change;
+  // A tuning change (only constants and hints moved): the fields that did,
+  // as "parameters[5].value: 64 -> 128"; judged by the launch estimate.
+  std::vector<std::string> tuning;
 
   void set_diff(const Comparison& c);
   // The first kMaxLines moves, each with its source text where the file is at hand.

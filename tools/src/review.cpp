@@ -63,18 +63,17 @@ TestResult compared(const Metrics& before, const Metrics& after, const std::stri
   TestResult r;
   r.id = after.id;
   Policy policy = load_policy(checks, after.id.kernel, after.id.config);
-  Comparison c = compare_metrics(before, after, policy);
-  r.state = c.state;
-  r.set_diff(c);
+  Judgement j = judge(before, after, policy);
+  r.state = j.state;
+  r.set_diff(j.comparison);
   r.set_lines(line_moves(before.lines, after.lines), {});
   r.key_metrics = key_metrics_of(after);
-  if (auto tc = toolchain_changes(before, after); !tc.empty()) {
-    r.state = State::kToolchainChanged;
-    r.message = "toolchain: " + joined(tc, ", ");
-  }
-  if (auto sig = signature_changes(before, after); !sig.empty()) {
-    r.state = State::kSignatureChanged;
-    r.message += (r.message.empty() ? "" : "; ") + std::string("signature: ") + joined(sig, "; ");
+  if (!j.toolchain.empty()) r.message = "toolchain: " + joined(j.toolchain, ", ");
+  if (j.tuning()) {
+    r.tuning = j.signature;
+    r.message += (r.message.empty() ? "" : "; ") + std::string("tuning change: ") + joined(j.signature, "; ");
+  } else if (!j.signature.empty()) {
+    r.message += (r.message.empty() ? "" : "; ") + std::string("signature: ") + joined(j.signature, "; ");
   }
   return r;
 }

@@ -482,6 +482,26 @@ BlockTimeline replay_block(const TimelineInputs& in) {
   return out;
 }
 
+std::vector<std::pair<std::string, double*>> latency_fields(Latencies& l) {
+  return {{"global_load", &l.global_load}, {"shared", &l.shared}, {"local", &l.local},
+          {"constant", &l.constant}, {"special_register", &l.special_register}, {"mufu", &l.mufu},
+          {"shuffle", &l.shuffle}, {"convert", &l.convert}, {"other", &l.other},
+          {"operand_read", &l.operand_read}, {"barrier", &l.barrier}, {"tma_load", &l.tma_load},
+          {"tma_load_per_kib", &l.tma_load_per_kib}, {"tma_store", &l.tma_store},
+          {"tma_store_per_kib", &l.tma_store_per_kib}, {"mma_macs_per_cycle", &l.mma_macs_per_cycle},
+          {"mma_result", &l.mma_result}, {"register_mma", &l.register_mma}};
+}
+
+bool set_latency(Latencies& l, const std::string& name, double value) {
+  for (auto& [field, at] : latency_fields(l)) {
+    if (field == name) {
+      *at = value;
+      return true;
+    }
+  }
+  return false;
+}
+
 char event_mark(const IssueEvent& e) {
   const std::string& op = e.opcode;
   OpClass c = op_class(op);

@@ -54,6 +54,11 @@ struct Latencies {
   double register_mma = 0;        // HMMA, IMMA, DMMA (register to register)
 };
 
+// The latencies by name ("global_load", "mma_result", ...), and setting
+// one by name (false for an unknown name).
+std::vector<std::pair<std::string, double*>> latency_fields(Latencies& l);
+bool set_latency(Latencies& l, const std::string& name, double value);
+
 // One instruction's issue in the replay, for the picture of a loop.
 struct IssueEvent {
   std::size_t instruction = 0;  // index in its function
