@@ -358,7 +358,7 @@ void finish(const CheckOptions& o, TestResult& result, const std::string& report
 // The exit code of a self-test: 0 when the edit did what its patch says.
 int judged(const EditExpectation& edit, const TestResult& result) {
   EditVerdict v = judge_edit(edit, &result);
-  fmt::print("{} check: {}\n", edit.kind == EditKind::kMutant ? "mutant" : "noop", v.text);
+  fmt::print("{} check: {}\n", kind_name(edit.kind), v.text);
   return v.as_expected ? kExitOk : kExitRegression;
 }
 

@@ -10,6 +10,7 @@
 // exports another kernel (a dtype, a constraint, a hint) than the baseline's.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,16 @@
 
 namespace tileperf {
 
-enum class EditKind { kMutant, kNoop };
+// A mutant must be caught; a no-op edit must move nothing; a validation
+// edit (timed on a GPU against the launch model) must be judged as its
+// measured runtime says: failed when it runs 5% slower or more, not
+// regressed when it runs 10% faster or more.
+enum class EditKind { kMutant, kNoop, kValidation };
+
+// The runtime change a validation edit's patch records ("measured: +12.5%"),
+// or nothing when it is "untimed".
+std::optional<double> measured_change(const std::string& text);
+const char* kind_name(EditKind k);
 
 inline constexpr const char* kSignatureExpectation = "signature";
 // "expect: tuning <state>": a tuning change (only constants and hints
@@ -32,6 +42,8 @@ struct EditExpectation {
   EditKind kind = EditKind::kMutant;
   std::vector<std::string> metrics;  // a mutant's expected metrics
   std::vector<std::string> configs;  // configurations its checks run
+  std::vector<std::string> archs;    // architectures it is checked on ("archs:"), empty: all
+  std::string measured;              // a validation edit's "measured:" ("+12.5%", "untimed")
 };
 
 struct EditVerdict {
