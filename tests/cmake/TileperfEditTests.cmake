@@ -16,9 +16,13 @@
 #                         regressed) as the launch estimate judges it
 #   expect: measured      a validation edit (tests/validation): timed on the
 #                         GPU beside its base, with
-#   measured: <+N.N%>     its runtime change ("untimed" before it is timed):
+#   measured: <config>=<+N.N%>...  its runtime change per configuration
+#                         ("untimed" before it is timed; tools/bench/record_measured.py):
 #                         each check must fail when it runs 5% slower or more,
 #                         and must not regress when it runs 10% faster or more
+#   miss: <why>           (optional) the launch model is known to judge it
+#                         against its measurement: the checks must keep
+#                         missing, so that a model that gets it right shows
 # and optionally
 #   archs: <arch>...      the architectures to check it on (default: all); a
 #                         tuning change is judged by the launch model, which
@@ -102,7 +106,14 @@ function(_tileperf_add_edit_test patch)
   elseif(expect STREQUAL "measured")
     set(kind validation)
     _tileperf_patch_field(measured "${patch}" measured)
+    list(JOIN measured " " measured)
     set(measured ", \"measured\": \"${measured}\"")
+    file(STRINGS "${patch}" miss_line REGEX "^miss:" LIMIT_COUNT 1)
+    if(miss_line)
+      string(REGEX REPLACE "^miss:[ \t]*" "" miss "${miss_line}")
+      string(REPLACE "\"" "'" miss "${miss}")
+      string(APPEND measured ", \"miss\": \"${miss}\"")
+    endif()
   else()
     set(kind mutant)
   endif()

@@ -61,17 +61,25 @@ bool failed_state(const TestResult& r) {
   return r.state == State::kRegressed || r.state == State::kSignatureChanged || r.state == State::kStale;
 }
 
+// Whether the check's verdict agrees with the measured runtime change, and why not.
+EditVerdict as_measured(double change, const TestResult& r, const std::string& verdict) {
+  if (change >= 5 && !failed_state(r)) return {false, fmt::format("runs {:+.1f}% slower but passed ({})", change, verdict)};
+  if (change <= -10 && r.state == State::kRegressed) {
+    return {false, fmt::format("runs {:+.1f}% faster but was gated as regressed", change)};
+  }
+  return {true, fmt::format("measured {:+.1f}%, {}", change, verdict)};
+}
+
 EditVerdict judge_validation(const EditExpectation& edit, const TestResult& r) {
   bool judged = failed_state(r) || r.state == State::kPass || r.state == State::kImproved;
   if (!judged) return {false, fmt::format("not judged (state {})", state_name(r.state))};
-  auto change = measured_change(edit.measured);
+  auto change = measured_change(edit.measured, r.id.config);
   std::string verdict = fmt::format("state {}{}", state_name(r.state), r.tuning.empty() ? "" : ", a tuning change");
   if (!change) return {true, "untimed, " + verdict};
-  if (*change >= 5 && !failed_state(r)) return {false, fmt::format("runs {:+.1f}% slower but passed ({})", *change, verdict)};
-  if (*change <= -10 && r.state == State::kRegressed) {
-    return {false, fmt::format("runs {:+.1f}% faster but was gated as regressed", *change)};
-  }
-  return {true, fmt::format("measured {:+.1f}%, {}", *change, verdict)};
+  EditVerdict v = as_measured(*change, r, verdict);
+  if (edit.miss.empty()) return v;
+  if (v.as_expected) return {false, "judged as measured (" + v.text + "): remove the patch's 'miss:' line"};
+  return {true, "known miss (" + edit.miss + "): " + v.text};
 }
 
 EditVerdict judge_noop(const TestResult& r) {
@@ -122,8 +130,9 @@ EditVerdict judge_edit(const EditExpectation& edit, const TestResult* result) {
   return judge_noop(*result);
 }
 
-std::optional<double> measured_change(const std::string& text) {
-  std::string t = trim(text);
+namespace {
+
+std::optional<double> percent(std::string t) {
   if (t.empty() || t.back() != '%') return std::nullopt;
   t.pop_back();
   bool negative = !t.empty() && t[0] == '-';
@@ -131,6 +140,28 @@ std::optional<double> measured_change(const std::string& text) {
   auto v = parse_decimal(t, 12);
   if (!v) return std::nullopt;
   return negative ? -*v : *v;
+}
+
+}  // namespace
+
+std::optional<double> measured_change(const std::string& measured, const std::string& config) {
+  for (const auto& item : split(measured, ' ')) {
+    auto eq = item.find('=');
+    if (eq != std::string::npos && item.substr(0, eq) == config) return percent(item.substr(eq + 1));
+  }
+  return std::nullopt;
+}
+
+bool valid_measured(const std::string& measured) {
+  if (trim(measured) == "untimed") return true;
+  bool any = false;
+  for (const auto& item : split(measured, ' ')) {
+    if (trim(item).empty()) continue;
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || !percent(item.substr(eq + 1))) return false;
+    any = true;
+  }
+  return any;
 }
 
 std::vector<EditExpectation> edits_from_json(const nlohmann::json& j, const std::string& filename) {
@@ -153,8 +184,10 @@ std::vector<EditExpectation> edits_from_json(const nlohmann::json& j, const std:
     edit.configs = string_list(e, "configs", where, filename);
     if (e.contains("archs")) edit.archs = string_list(e, "archs", where, filename);
     edit.measured = e.value("measured", "");
-    if (edit.kind == EditKind::kValidation && edit.measured != "untimed" && !measured_change(edit.measured)) {
-      throw InputError(filename, 0, where + ": a validation edit's 'measured' must be like \"+12.5%\" or \"untimed\"");
+    edit.miss = e.value("miss", "");
+    if (edit.kind == EditKind::kValidation && !valid_measured(edit.measured)) {
+      throw InputError(filename, 0, where + ": a validation edit's 'measured' must be \"untimed\" or like "
+                                            "\"f16_1024=+12.5% bf16_4096=-3.0%\"");
     }
     if (edit.kind == EditKind::kMutant && edit.metrics.empty()) {
       throw InputError(filename, 0, where + ": a mutant must expect at least one metric");

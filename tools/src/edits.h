@@ -26,9 +26,12 @@ namespace tileperf {
 // regressed when it runs 10% faster or more.
 enum class EditKind { kMutant, kNoop, kValidation };
 
-// The runtime change a validation edit's patch records ("measured: +12.5%"),
-// or nothing when it is "untimed".
-std::optional<double> measured_change(const std::string& text);
+// The runtime change a validation edit's patch records for `config`
+// ("measured: f16_1024=-69.7% bf16_4096=+2.5%"), or nothing when it is
+// "untimed" or names no such configuration.
+std::optional<double> measured_change(const std::string& measured, const std::string& config);
+// Whether `measured` is "untimed" or a list of <config>=<+N.N%>.
+bool valid_measured(const std::string& measured);
 const char* kind_name(EditKind k);
 
 inline constexpr const char* kSignatureExpectation = "signature";
@@ -43,7 +46,11 @@ struct EditExpectation {
   std::vector<std::string> metrics;  // a mutant's expected metrics
   std::vector<std::string> configs;  // configurations its checks run
   std::vector<std::string> archs;    // architectures it is checked on ("archs:"), empty: all
-  std::string measured;              // a validation edit's "measured:" ("+12.5%", "untimed")
+  std::string measured;              // a validation edit's "measured:" ("f16_1024=+12.5%", "untimed")
+  // A validation edit the launch model is known to judge against its
+  // measurement ("miss:", why): its checks must keep missing, so that a
+  // model that gets it right is noticed and the line removed.
+  std::string miss;
 };
 
 struct EditVerdict {

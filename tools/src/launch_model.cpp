@@ -213,7 +213,9 @@ void occupancy(const LaunchInputs& in, LaunchEstimate& e) {
                                    kRegisterUnit) * kRegisterUnit;
   std::map<std::string, std::int64_t> limits = {
       {"registers", static_cast<std::int64_t>(static_cast<double>(s.registers) / (regs_per_warp * static_cast<double>(e.warps)))},
-      {"shared", s.shared / (in.shared_bytes + s.reserved_shared)},
+      // tileiras places a kernel's shared memory after the 1 KB the system
+      // reserves per block (its base is 0x400), so SHARED counts it already.
+      {"shared", s.shared / std::max(in.shared_bytes, s.reserved_shared)},
       {"threads", s.max_threads / (e.warps * 32)},
       {"blocks", s.max_blocks}};
   e.resident = s.max_blocks;
@@ -343,7 +345,7 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   Latencies latency = e.spec->latency;
   for (const auto& [name, value] : in.latency_overrides) set_latency(latency, name, value);
   double l1 = static_cast<double>(e.spec->l1_and_shared -
-                                  e.resident * (in.shared_bytes + e.spec->reserved_shared));
+                                  e.resident * std::max(in.shared_bytes, e.spec->reserved_shared));
   double frames = static_cast<double>(in.spill_bytes * e.threads * e.resident);
   bool spills_to_l2 = in.spill_bytes > 0 && frames > l1;
   if (!in.latency_overrides.count("local")) latency.local = spills_to_l2 ? e.spec->l2_latency : latency.shared;
