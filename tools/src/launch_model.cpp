@@ -204,7 +204,8 @@ void sass_traffic(const LaunchInputs& in, LaunchEstimate& e) {
   }
   e.tile_load_bytes *= static_cast<double>(e.cluster);
   e.tile_store_bytes *= static_cast<double>(e.cluster);
-  e.notes.push_back("no TileIR: memory traffic from the SASS's global loads and stores only");
+  e.notes.push_back("no TileIR: memory traffic from the SASS's global loads and stores only (TMA copies not "
+                    "counted)");
 }
 
 void occupancy(const LaunchInputs& in, LaunchEstimate& e) {
