@@ -208,7 +208,8 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     // Unchanged only when every metric is: a metric that appears or goes
     // away with the value 0 is a change too.
     if (old.values == current.values && old.lines == current.lines && same_toolchain(old, current) &&
-        old.signature == current.signature && old.generator == current.generator) {
+        old.signature == current.signature && old.generator == current.generator &&
+        baseline_is(o.baseline, current, policy)) {
       result.state = State::kUnchanged;
       return kExitOk;
     }
