@@ -70,10 +70,6 @@ std::string dump_record_beside(const std::string& cubin) {
   return fs::exists(candidate) ? candidate.string() : "";
 }
 
-std::string loop_name(const LoopInfo& l) {
-  return fmt::format("{:#06x}-{:#06x}", l.begin, l.end);
-}
-
 void print_loop(const LoopReport& r, std::size_t i, int indent) {
   const LoopInfo& l = r.loops[i];
   std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
@@ -175,21 +171,6 @@ bool loop_outputs(LoopsOptions& o, ToolOutputs& out) {
     out.tileir_name = tileir;
   }
   return true;
-}
-
-// The loop whose picture goes beside the main loop's: the one with the
-// most copies issued by warps that do not run the main loop (the producer of
-// a warp-specialised pipeline), if any.
-int producer_loop(const LoopReport& r) {
-  if (r.main < 0) return -1;
-  WarpMask consumers = r.loops[static_cast<std::size_t>(r.main)].warps;
-  int best = -1;
-  for (std::size_t i = 0; i < r.loops.size(); ++i) {
-    const LoopInfo& l = r.loops[i];
-    if (l.spin || static_cast<int>(i) == r.main || (l.warps & consumers) != 0 || l.async_copies == 0) continue;
-    if (best < 0 || l.async_copies > r.loops[static_cast<std::size_t>(best)].async_copies) best = static_cast<int>(i);
-  }
-  return best;
 }
 
 void print_gantt(const LoopReport& r, const LaunchEstimate& e, int loop, const char* title) {
