@@ -596,7 +596,8 @@ def main(argv=None) -> int:
         rho = "n/a" if s["rho"] is None else f"{s['rho']:+.3f}"
         print(f"{m:<24} Spearman rho {rho} over {s['n']} edit rows")
     for name, x in doc["accuracy"].items():
-        print(f"{name:<18} {x['n']} rows, rho {x['rho']:+.3f}, within 1.5x {x['within_1_5']}, within 2x "
+        rho = "n/a" if x["rho"] is None else f"{x['rho']:+.3f}"
+        print(f"{name:<18} {x['n']} rows, rho {rho}, within 1.5x {x['within_1_5']}, within 2x "
               f"{x['within_2']}, faster gated regressed {len(x['faster_regressed'])}, slower passed "
               f"{len(x['slower_passed'])}")
     print(f"wrote {rel(Path(f'{args.out}.md'))} and {rel(Path(f'{args.out}.json'))}")
