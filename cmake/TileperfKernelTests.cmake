@@ -274,6 +274,61 @@ function(_tileperf_add_dump)
   endif()
 endfunction()
 
+# _tileperf_write_compile_batch(<file>): writes the compile batch list,
+#   once, when the project's configure is done (deferred by _tileperf_batch_compile).
+function(_tileperf_write_compile_batch file)
+  get_property(entries GLOBAL PROPERTY TILEPERF_COMPILE_BATCH)
+  list(JOIN entries ",\n" entries)
+  file(WRITE "${file}" "{\n  \"format\": \"tileperf-compile-batch/1\",\n  \"entries\": [\n${entries}\n  ]\n}\n")
+endfunction()
+
+# _tileperf_batch_compile(<test> <kernel> <arch> <bytecode>)
+#   Adds a perf test to the compile batch of its architecture: the test
+#   compile.batch.<arch> compiles, ahead of the checks, every configuration
+#   of the list the result cache lacks (tileiras in parallel, one nvdisasm
+#   for the batch) and puts the tool output into the cache, where the checks
+#   find it. It is ordered before the perf tests of its architecture
+#   (DEPENDS, not a fixture): `ctest -L perf` runs it, `ctest -R` of some
+#   tests does not, and those checks compile alone. Kernels registered in
+#   another folder than the first stay out of the batch (a prerequisite of a
+#   test in another folder cannot be given), as with the dump batch. Sets the
+#   caller's _tileperf_batch_depends to the batch test's name, or "".
+function(_tileperf_batch_compile test kernel arch bytecode)
+  set(_tileperf_batch_depends "" PARENT_SCOPE)
+  if(TILEPERF_CACHE_DIR STREQUAL "off")
+    return()
+  endif()
+  get_property(dir GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_DIR)
+  if(dir AND NOT dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    return()
+  endif()
+  set(file "${TILEPERF_WORK_DIR}/compile-batch.json")
+  if(NOT dir)
+    set_property(GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [==[${CMAKE_SOURCE_DIR}]==]
+      CALL _tileperf_write_compile_batch [==[${file}]==])")
+  endif()
+  set(name "compile.batch.${arch}")
+  if(NOT TEST "${name}")
+    cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
+    add_test(NAME "${name}"
+      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${file}" --arch "${arch}"
+        --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
+        --timeout "${TILEPERF_TOOL_TIMEOUT}")
+    get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
+    set_tests_properties("${name}" PROPERTIES LABELS "perf;${arch}" TIMEOUT 3600
+      PROCESSORS "${cores}" FIXTURES_REQUIRED "tileperf.toolchain" DEPENDS "${after}")
+  endif()
+  set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "tileperf.dump.${kernel}")
+  foreach(field IN ITEMS test arch bytecode)
+    _tileperf_json_string(${field}_json "${${field}}")
+  endforeach()
+  _tileperf_json_string(dump_json "${bytecode}.json")
+  set_property(GLOBAL APPEND PROPERTY TILEPERF_COMPILE_BATCH
+    "    {\"test\": ${test_json}, \"arch\": ${arch_json}, \"bytecode\": ${bytecode_json}, \"dump_info\": ${dump_json}}")
+  set(_tileperf_batch_depends "${name}" PARENT_SCOPE)
+endfunction()
+
 # _tileperf_check_command(<out-var> KERNEL <k> CONFIG <c> ARCH <a> BYTECODE <file>
 #                         WORK_DIR <dir> BASELINE <file> CHECKS_DIR <dir> [EXTRA <arg>...])
 #   The `tileperf check` command line of one test.
@@ -506,9 +561,13 @@ function(tileperf_add_kernel_tests)
           ${extra})
       endif()
       add_test(NAME "${test}" COMMAND ${command})
+      set(_tileperf_batch_depends "")
+      if(NOT _TILEPERF_MISSING)
+        _tileperf_batch_compile("${test}" "${kernel}" "${arch}" "${work}/${config}.tileirbc")
+      endif()
       # Tests that run first when selected with it (tileperf's own tests).
       get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
-      set_tests_properties("${test}" PROPERTIES DEPENDS "${after}"
+      set_tests_properties("${test}" PROPERTIES DEPENDS "${after};${_tileperf_batch_depends}"
         LABELS "perf;${arch};${kernel};${arg_LABELS}"
         SKIP_RETURN_CODE 77
         FIXTURES_REQUIRED "${fixture};tileperf.toolchain;tileperf.run"

@@ -111,6 +111,10 @@ bool ResultCache::fetch(const std::string& key,
   return true;
 }
 
+bool ResultCache::has(const std::string& key) const {
+  return enabled() && fs::is_directory(entry_dir(key));
+}
+
 void ResultCache::store(const std::string& key, const std::map<std::string, std::string>& files) const {
   if (!enabled()) return;
   fs::path final_dir = entry_dir(key);

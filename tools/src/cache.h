@@ -40,6 +40,10 @@ class ResultCache {
   // a miss. A damaged entry is removed first.
   bool fetch(const std::string& key, const std::map<std::string, std::string>& destinations) const;
 
+  // Whether an entry for `key` is there (not whether it is whole: fetch
+  // checks that).
+  bool has(const std::string& key) const;
+
   // Stores the files (name -> path) under `key`, unless an entry is there.
   void store(const std::string& key, const std::map<std::string, std::string>& files) const;
 

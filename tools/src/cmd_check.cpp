@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "baseline.h"
 #include "cache.h"
+#include "compilation.h"
 #include "run_record.h"
 #include "compare.h"
 #include "edits.h"
@@ -70,24 +71,7 @@ bool update_requested() {
 }
 
 // What the dump step recorded: cuTile version, bytecode version, its time.
-nlohmann::json read_dump_info(const CheckOptions& o) {
-  if (!fs::exists(o.bytecode)) {
-    throw InputError(o.bytecode, 0, "bytecode not found: the dump step for this kernel did not run "
-                                    "or failed (see the dump.* test)");
-  }
-  if (!fs::exists(o.dump_info)) throw InputError(o.dump_info, 0, "dump record not found");
-  nlohmann::json dump = parse_json(read_file(o.dump_info), o.dump_info);
-  if (!dump.is_object()) throw InputError(o.dump_info, 0, "the dump record must be a JSON object");
-  for (const char* key : {"source", "cuda_tile", "bytecode_version"}) {
-    if (dump.contains(key) && !dump.at(key).is_string()) {
-      throw InputError(o.dump_info, 0, fmt::format("key '{}' must be a string", key));
-    }
-  }
-  if (dump.contains("seconds") && !dump.at("seconds").is_number()) {
-    throw InputError(o.dump_info, 0, "key 'seconds' must be a number");
-  }
-  return dump;
-}
+nlohmann::json read_dump_info(const CheckOptions& o) { return read_dump_record(o.bytecode, o.dump_info); }
 
 // The dump record's signature: what the configuration exported.
 std::map<std::string, std::string> signature_of(const nlohmann::json& dump, const std::string& file) {
@@ -101,13 +85,6 @@ std::map<std::string, std::string> signature_of(const nlohmann::json& dump, cons
   }
 }
 
-// The kernel file's folder, which the bytecode names: left out of the cache
-// key, so that clones at other paths share entries.
-std::string source_dir(const nlohmann::json& dump) {
-  std::string source = dump.value("source", "");
-  return source.empty() ? "" : fs::path(source).parent_path().string();
-}
-
 // What the tools make of the bytecode: from the result cache when it holds
 // this compilation, else from the tools (and then stored).
 ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann::json& dump,
@@ -116,10 +93,7 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann
   auto artifacts = artifact_paths(o.prefix());
   std::string key;
   if (cache.enabled()) {
-    // The listing comes from nvdisasm run directly: its arguments decide it too.
-    std::string flags = m.flags.dump() + fmt::format(" nvdisasm {}", fmt::join(kNvdisasmArgs, " "));
-    key = cache_key(bytecode_identity(read_file(o.bytecode), source_dir(dump)), o.id.arch,
-                    m.toolchain, flags);
+    key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags});
     if (cache.fetch(key, artifacts)) {
       result.cache = "hit";
       return saved_tool_outputs(o.prefix(), remarks);
@@ -148,13 +122,10 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   }
   Metrics m;
   m.id = o.id;
-  // cuobjdump --dump-sass runs nvdisasm: its release shapes the listing too.
-  for (const auto& [name, tool] : tools.tools) m.toolchain[name] = tool.version;
+  CompileSetup setup = compile_setup(tools, dump, o.id.arch);
+  m.toolchain = std::move(setup.toolchain);
+  m.flags = std::move(setup.flags);
   m.signature = signature_of(dump, o.dump_info);
-  m.toolchain["cuda_tile"] = dump.value("cuda_tile", "unknown");
-  m.toolchain["bytecode"] = dump.value("bytecode_version", "unknown");
-  m.flags["tileiras"] = tileiras_flags(o.id.arch);
-  m.flags["cuobjdump"] = {std::begin(kSassArgs)[0], std::begin(kResUsageArgs)[0]};
   m.generator = std::string("tileperf ") + TILEPERF_VERSION;
 
   fs::create_directories(o.work_dir);
@@ -447,7 +418,7 @@ int run_check(const Args& args) {
   std::error_code ignored;
   fs::remove(o.prefix() + ".result.json", ignored);
   try {
-    result.exit_code = check(o, result, report);
+    result.exit_code = with_io_errors([&] { return check(o, result, report); });
   } catch (const Error& e) {
     bool must_run = e.code() == kExitSkipped && (o.require_run || every_test_must_run());
     int code = must_run ? kExitNotRun : e.code();

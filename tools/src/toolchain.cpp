@@ -237,6 +237,22 @@ std::string run_disassembler(const Toolchain& tc, const std::string& cubin) {
   return "\n\tcode for " + target + "\n" + r.out;
 }
 
+std::string run_nvdisasm_raw(const Toolchain& tc, const std::string& raw_arch, const std::string& file) {
+  check_timeout(tc);
+  std::string tool = tc.nvdisasm();
+  require_file(tool, "nvdisasm");
+  std::vector<std::string> argv = {tool, "-b", raw_arch};
+  for (const char* arg : kNvdisasmArgs) {
+    if (std::string_view(arg) != "-pb") argv.push_back(arg);
+  }
+  argv.push_back(file);
+  auto r = run_process(argv, tool_environment(tc, tool));
+  if (std::string failure = tool_failure(r, r.err, true); !failure.empty()) {
+    throw ToolError(fmt::format("nvdisasm -b {} {} failed {}", raw_arch, file, failure));
+  }
+  return r.out;
+}
+
 std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
                           const std::string& cubin) {
   check_timeout(tc);
