@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "baseline.h"
 #include "cache.h"
+#include "check_memo.h"
 #include "compilation.h"
 #include "run_record.h"
 #include "compare.h"
@@ -27,6 +28,8 @@
 #include "policy.h"
 #include "report.h"
 #include "result.h"
+#include "sha256.h"
+#include "json_input.h"
 #include "text.h"
 #include "toolchain.h"
 #include "toolchain_record.h"
@@ -304,21 +307,26 @@ std::string timing_text(const TestResult& r) {
   return out;
 }
 
-void finish(const CheckOptions& o, TestResult& result, const std::string& report,
-            bool print_message = true) {
+// Writes the result and prints its lines; returns what it printed.
+std::string finish(const CheckOptions& o, TestResult& result, const std::string& report,
+                   bool print_message = true) {
   write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n", Durability::kRenamed);
   std::string timing = timing_text(result);
-  fmt::print("{}: {}{}{}\n", result.id.name(), state_name(result.state), format_key_metrics(result.key_metrics),
-             timing.empty() ? "" : " (" + timing + ")");
-  if (print_message && !result.message.empty()) fmt::print("  {}\n", result.message);
-  fmt::print("{}", report);
-  for (const auto& note : result.notes) fmt::print("  note: {}\n", note);
+  std::string out = fmt::format("{}: {}{}{}\n", result.id.name(), state_name(result.state),
+                                format_key_metrics(result.key_metrics), timing.empty() ? "" : " (" + timing + ")");
+  if (print_message && !result.message.empty()) out += fmt::format("  {}\n", result.message);
+  out += report;
+  for (const auto& note : result.notes) out += fmt::format("  note: {}\n", note);
+  fmt::print("{}", out);
+  return out;
 }
 
 // The exit code of a self-test: 0 when the edit did what its patch says.
-int judged(const EditExpectation& edit, const TestResult& result) {
+int judged(const EditExpectation& edit, const TestResult& result, std::string* printed = nullptr) {
   EditVerdict v = judge_edit(edit, &result);
-  fmt::print("{} check: {}\n", edit.kind == EditKind::kMutant ? "mutant" : "noop", v.text);
+  std::string line = fmt::format("{} check: {}\n", edit.kind == EditKind::kMutant ? "mutant" : "noop", v.text);
+  fmt::print("{}", line);
+  if (printed) *printed += line;
   return v.as_expected ? kExitOk : kExitRegression;
 }
 
@@ -342,6 +350,51 @@ int check(CheckOptions& o, TestResult& result, std::string& report) {
                       : compare_with_baseline(o, policy, current, seen, result, report);
   if (o.measurements) report += format_measurements(current, policy);
   return code;
+}
+
+// What decides a check's result, for its memo (see check_memo.h). The tools
+// are checked unchanged on disk first: a tool changed since the probe fails
+// the check whatever the memo says.
+// nullopt when that cannot be told: the check then runs and says why.
+std::optional<std::string> check_fingerprint(const CheckOptions& o, const Args& args) {
+  try {
+    if (!o.toolchain_file.empty()) require_unchanged(read_toolchain_record(o.toolchain_file), o.toolchain_file);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  MemoInputs in{args, {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest}, {o.checks}};
+  std::error_code ec;
+  if (fs::is_regular_file(o.dump_info, ec)) {
+    try {
+      in.files.push_back(parse_json(read_file(o.dump_info), o.dump_info).value("source", ""));
+    } catch (const std::exception&) {
+      // A damaged record fails the check itself, which then runs.
+    }
+  }
+  return memo_fingerprint(in);
+}
+
+// The exit code of the last run of this check, reprinted and its result
+// stamped with this run, when nothing it depends on changed since.
+std::optional<int> reuse_check(const std::string& prefix, const std::string& fingerprint,
+                               const std::string& run_file) {
+  auto memo = reusable_memo(prefix + ".memo.json", fingerprint, prefix + ".metrics.json");
+  if (!memo) return std::nullopt;
+  nlohmann::json result = memo->result;
+  result.erase("run");
+  if (auto run = run_file.empty() ? std::nullopt : read_run_id(run_file)) result["run"] = *run;
+  write_file_atomic(prefix + ".result.json", result.dump(2) + "\n", Durability::kRenamed);
+  fmt::print("{}", memo->output);
+  return memo->exit_code;
+}
+
+void remember_check(const std::string& prefix, const std::string& fingerprint, int code,
+                    const std::string& printed, nlohmann::json result) {
+  std::error_code ec;
+  std::string metrics = prefix + ".metrics.json";
+  if (!fs::is_regular_file(metrics, ec)) return;
+  result.erase("run");
+  save_memo(prefix + ".memo.json", Memo{fingerprint, code, printed, std::move(result), sha256_hex(read_file(metrics))});
 }
 
 }  // namespace
@@ -410,6 +463,11 @@ int run_check(const Args& args) {
     o.update = false;  // a self-test never rewrites a real baseline
   }
 
+  std::optional<std::string> fingerprint;
+  if (!o.update) {
+    fingerprint = check_fingerprint(o, args);
+    if (auto code = fingerprint ? reuse_check(o.prefix(), *fingerprint, o.run_file) : std::nullopt) return *code;
+  }
   TestResult result;
   result.id = o.id;
   if (!o.run_file.empty()) result.run = read_run_id(o.run_file).value_or("");
@@ -436,8 +494,10 @@ int run_check(const Args& args) {
     fmt::print("{}\n", format_error(e));
     return judged(*edit, result);
   }
-  finish(o, result, report);
-  return edit ? judged(*edit, result) : result.exit_code;
+  std::string printed = finish(o, result, report);
+  int code = edit ? judged(*edit, result, &printed) : result.exit_code;
+  if (fingerprint) remember_check(o.prefix(), *fingerprint, code, printed, to_json(result));
+  return code;
 }
 
 }  // namespace tileperf
