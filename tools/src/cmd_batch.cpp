@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "compile_batch.h"
 #include "error.h"
+#include "lock.h"
 #include "text.h"
 #include "toolchain_record.h"
 
@@ -55,6 +56,8 @@ int run_batch(const Args& args) {
     fmt::print("{}: the result cache is off: each check compiles on its own\n", what);
     return kExitOk;
   }
+  // A second run's batch waits, then finds in the cache what the first made.
+  FileLock lock(list + "." + (arch.empty() ? "all" : arch) + ".lock", "tileperf " + what, 30 * timeout);
   auto start = std::chrono::steady_clock::now();
   std::vector<BatchEntry> entries;
   for (auto& e : read_batch_list(read_file(list), list)) {

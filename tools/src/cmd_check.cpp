@@ -30,6 +30,7 @@
 #include "result.h"
 #include "sha256.h"
 #include "json_input.h"
+#include "lock.h"
 #include "text.h"
 #include "toolchain.h"
 #include "toolchain_record.h"
@@ -40,6 +41,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// How long a check waits for another run's check of the same test: this
+// many tool timeouts.
+constexpr double kLockWaitTimeouts = 5;
 
 struct CheckOptions {
   TestId id;
@@ -363,6 +368,7 @@ std::optional<std::string> check_fingerprint(const CheckOptions& o, const Args& 
     return std::nullopt;
   }
   MemoInputs in{args, {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest}, {o.checks}};
+  in.args.push_back("cache: " + o.cache_dir);  // what it prints says whether it was a hit
   std::error_code ec;
   if (fs::is_regular_file(o.dump_info, ec)) {
     try {
@@ -463,6 +469,10 @@ int run_check(const Args& args) {
     o.update = false;  // a self-test never rewrites a real baseline
   }
 
+  // Another run of this test in this build folder (a second ctest) goes
+  // first; this one then reuses what it measured.
+  with_io_errors([&] { fs::create_directories(o.work_dir); });
+  FileLock lock(o.prefix() + ".lock", "tileperf check " + o.id.name(), kLockWaitTimeouts * o.tc.timeout_seconds);
   std::optional<std::string> fingerprint;
   if (!o.update) {
     fingerprint = check_fingerprint(o, args);

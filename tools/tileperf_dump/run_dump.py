@@ -50,6 +50,9 @@ BATCH_FORMAT = "tileperf-dump-batch/1"
 # Below this many stale files the batch exports nothing: each costs its dump
 # test one Python start, and the tests of current files need not wait.
 BATCH_MIN_FILES = 3
+# Seconds an export waits for another run's export of the same folder.
+LOCK_WAIT = 600
+EXIT_IO = 10  # tileperf's exit code of an I/O failure
 
 
 def _sha256(path: Path) -> str | None:
@@ -158,6 +161,37 @@ def _option(pytest_args: list[str], name: str) -> str | None:
     return None
 
 
+def _lock(out_dir: Path, what: str):
+    """An exclusive lock on OUT/dump.lock, so that two runs in one build folder
+    never export into it at once; the file, held open, and whether it waited.
+    The kernel releases it when this process ends, however it ends."""
+    import fcntl
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "dump.lock"
+    f = open(path, "a+")
+    waited = False
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "another process"
+            if not waited:
+                print(f"run_dump.py: waiting for {path} held by {holder} (another run in this build "
+                      f"folder), up to {LOCK_WAIT} s", flush=True)
+                waited = True
+            if time.monotonic() > deadline:
+                print(f"run_dump.py: error: {path}: still held by {holder} after {LOCK_WAIT} s", file=sys.stderr)
+                sys.exit(EXIT_IO)
+            time.sleep(0.05)
+    f.truncate(0)
+    f.write(f"pid {os.getpid()}: {what}\n")
+    f.flush()
+    return f, waited
+
+
 def _export(stamp: Path, pytest_args: list[str], why: str | None = None) -> int:
     """The dump step of one kernel file: pytest unless the stamp is current
     (`why`: the batch found it stale already, and why)."""
@@ -167,7 +201,8 @@ def _export(stamp: Path, pytest_args: list[str], why: str | None = None) -> int:
         return 2
     out_dir = Path(out)
     context = _context(pytest_args)
-    if why is None:
+    lock, waited = _lock(out_dir, f"run_dump.py export into {out_dir}")
+    if why is None or waited:  # another run may have exported it meanwhile
         fresh, why = _up_to_date(stamp, context)
         if fresh:
             print(f"dump up to date ({stamp}): nothing that decides the bytecode changed")
