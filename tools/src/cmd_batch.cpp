@@ -72,6 +72,7 @@ int run_batch(const Args& args) {
   fmt::print("{}: {} configuration(s): {} in the cache, {} compiled by {} tileiras process(es) at a time "
              "and disassembled by {} nvdisasm process(es), {} left to their checks ({:.1f} s)\n",
              what, out.entries, out.cached, out.compiled, jobs, out.disassembler_calls, out.left.size(), seconds);
+  for (const auto& line : out.compiled_tests) fmt::print("  compiled {}\n", line);
   for (const auto& line : out.left) fmt::print("  left to its check: {}\n", line);
   return kExitOk;
 }

@@ -98,7 +98,8 @@ void compile_job(std::size_t i, void* context) {
   const Job& job = (*c.jobs)[i];
   try {
     std::string cubin = job.prefix + ".cubin";
-    compile_bytecode(*c.tc, job.entry->bytecode, job.entry->arch, cubin, job.prefix + ".remarks.yaml");
+    auto compiled = compile_bytecode(*c.tc, job.entry->bytecode, job.entry->arch, cubin, job.prefix + ".remarks.yaml");
+    write_file_atomic(job.prefix + ".seconds", fmt::format("{:.3f}", compiled.seconds), Durability::kRenamed);
     parse_elf(read_file(cubin), cubin);
     write_file_atomic(job.prefix + ".res-usage.txt",
                       run_cuobjdump(*c.tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin),
@@ -173,6 +174,7 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
     write_file_atomic(job.prefix + ".sass", *listings[i].listing, Durability::kRenamed);
     cache.store(job.key, artifact_paths(job.prefix));
     ++out.compiled;
+    out.compiled_tests.push_back(fmt::format("{} in {} s", job.entry->test, read_file(job.prefix + ".seconds")));
   }
 }
 

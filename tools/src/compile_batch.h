@@ -30,6 +30,7 @@ std::vector<BatchEntry> read_batch_list(const std::string& text, const std::stri
 struct BatchOutcome {
   std::size_t entries = 0, cached = 0, compiled = 0, disassembler_calls = 0;
   std::vector<std::string> left;  // "<test>: <why>": left to their checks
+  std::vector<std::string> compiled_tests;  // "<test> in <seconds> s": tileiras's time
 };
 
 BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,
