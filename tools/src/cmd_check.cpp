@@ -495,7 +495,11 @@ int run_check(const Args& args) {
     result.message = e.what();
     if (must_run) result.message += " (every test must run here: CI is set or --require-run was given)";
     fs::create_directories(o.work_dir, ignored);
-    finish(o, result, report, /*print_message=*/false);
+    try {
+      finish(o, result, report, /*print_message=*/false);
+    } catch (const Error&) {
+      // The result cannot be written (a full disk, say): the error itself is reported.
+    }
     if (must_run) {
       fmt::print("tileperf: not run: {}\n", result.message);
       return edit ? judged(*edit, result) : code;

@@ -1,6 +1,9 @@
 #include "toolchain.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -91,6 +94,13 @@ std::string tail(std::string_view text, std::size_t max_lines = 20) {
   return out;
 }
 
+// Whether the file system `path` would be written to has no block left.
+bool device_full(const std::string& path) {
+  struct statvfs st {};
+  std::string dir = fs::path(path).parent_path().string();
+  return ::statvfs(dir.empty() ? "." : dir.c_str(), &st) == 0 && st.f_bavail == 0;
+}
+
 void require_file(const std::string& path, const char* tool) {
   if (!fs::exists(path)) throw SkipError(fmt::format("{} not found at '{}'", tool, path));
 }
@@ -178,6 +188,8 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
   std::string said = r.err + r.out;
   std::string what = fmt::format("tileiras failed to compile {} for {}", bytecode, arch);
   if (!r.ok()) {
+    // A full disk is the file system's failure, not the compiler's.
+    if (device_full(cubin)) throw IoError(cubin, ENOSPC, "tileiras cannot write");
     std::string first = first_error_line(said);
     throw ToolError(fmt::format("{} ({}){}{}", what, r.describe(), first.empty() ? "" : ": ",
                                 first.empty() ? tail(said) : first));
