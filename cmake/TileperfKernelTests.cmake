@@ -206,13 +206,15 @@ function(_tileperf_batch_dump group test stamp pythonpath requires)
       CALL _tileperf_write_dump_batch [==[${id}]==] [==[${file}]==])")
     add_test(NAME "${name}"
       COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
-        "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${file}")
+        "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${file}"
+        --run-file "${TILEPERF_WORK_DIR}/run.json")
     set(labels selftest dump)
     if(group STREQUAL "kernels")
       set(labels perf dump)
     endif()
     set_tests_properties("${name}" PROPERTIES
-      FIXTURES_SETUP "tileperf.dump.batch.${id}" LABELS "${labels}" TIMEOUT 1800)
+      FIXTURES_SETUP "tileperf.dump.batch.${id}" LABELS "${labels}" TIMEOUT 1800
+      FIXTURES_REQUIRED tileperf.run)
   endif()
   if(requires)
     set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "${requires}")
@@ -260,13 +262,17 @@ function(_tileperf_add_dump)
     "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}"
     ${placeholders})
   set(stamp "${arg_OUT_DIR}/dump.stamp.json")
+  # Done at once when the run's dump batch found the stamp current (no
+  # Python start), else the export.
   add_test(NAME "${arg_NAME}"
-    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
+    COMMAND "$<TARGET_FILE:tileperf::tileperf>" dump --stamp "${stamp}"
+      --run-file "${TILEPERF_WORK_DIR}/run.json" --
+      "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
       "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py"
       --stamp "${stamp}" -- ${pytest_args})
   _tileperf_batch_dump("${arg_BATCH}" "${arg_NAME}" "${stamp}" "${pythonpath}" "${arg_REQUIRES}"
     ${pytest_args})
-  set(required ${arg_REQUIRES} ${_tileperf_batch_fixture})
+  set(required ${arg_REQUIRES} ${_tileperf_batch_fixture} tileperf.run)
   set_tests_properties("${arg_NAME}" PROPERTIES
     FIXTURES_SETUP "${arg_FIXTURE}" LABELS "${arg_LABELS}" TIMEOUT 600)
   if(required)
@@ -283,13 +289,13 @@ function(_tileperf_write_compile_batch file)
 endfunction()
 
 # _tileperf_batch_compile(<test> <kernel> <arch> <bytecode>)
-#   Adds a perf test to the compile batch of its architecture: the test
-#   compile.batch.<arch> compiles, ahead of the checks, every configuration
-#   of the list the result cache lacks (tileiras in parallel, one nvdisasm
-#   for the batch) and puts the tool output into the cache, where the checks
-#   find it. It is ordered before the perf tests of its architecture
-#   (DEPENDS, not a fixture): `ctest -L perf` runs it, `ctest -R` of some
-#   tests does not, and those checks compile alone. Kernels registered in
+#   Adds a perf test to the compile batch: the test compile.batch compiles,
+#   ahead of the checks, every configuration of the list the result cache
+#   lacks (tileiras in parallel, one nvdisasm per architecture) and puts the
+#   tool output into the cache, where the checks find it. It is ordered
+#   before the perf tests (DEPENDS, not a fixture) and labelled perf:
+#   `ctest -L perf` and `ctest` run it, `ctest -R` of some tests or `-L` of
+#   an architecture or kernel does not, and those checks compile alone. Kernels registered in
 #   another folder than the first stay out of the batch (a prerequisite of a
 #   test in another folder cannot be given), as with the dump batch. Sets the
 #   caller's _tileperf_batch_depends to the batch test's name, or "".
@@ -308,18 +314,21 @@ function(_tileperf_batch_compile test kernel arch bytecode)
     cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [==[${CMAKE_SOURCE_DIR}]==]
       CALL _tileperf_write_compile_batch [==[${file}]==])")
   endif()
-  set(name "compile.batch.${arch}")
+  set(name "compile.batch")
   if(NOT TEST "${name}")
     cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
     add_test(NAME "${name}"
-      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${file}" --arch "${arch}"
+      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${file}"
         --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
         --timeout "${TILEPERF_TOOL_TIMEOUT}")
     get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
-    set_tests_properties("${name}" PROPERTIES LABELS "perf;${arch}" TIMEOUT 3600
+    set_tests_properties("${name}" PROPERTIES LABELS "perf" TIMEOUT 3600
       PROCESSORS "${cores}" FIXTURES_REQUIRED "tileperf.toolchain" DEPENDS "${after}")
   endif()
-  set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "tileperf.dump.${kernel}")
+  get_property(required TEST "${name}" PROPERTY FIXTURES_REQUIRED)
+  if(NOT "tileperf.dump.${kernel}" IN_LIST required)
+    set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "tileperf.dump.${kernel}")
+  endif()
   foreach(field IN ITEMS test arch bytecode)
     _tileperf_json_string(${field}_json "${${field}}")
   endforeach()

@@ -89,6 +89,10 @@ std::string ResultCache::entry_dir(const std::string& key) const {
   return (fs::path(dir_) / "v1" / key.substr(0, 2) / key).string();
 }
 
+std::string ResultCache::frames_dir() const {
+  return enabled() ? (fs::path(dir_) / "nvdisasm-frames").string() : "";
+}
+
 bool ResultCache::pull(const std::string& key) const {
   auto files = remote_.fetch(key);
   if (!files) return false;

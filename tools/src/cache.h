@@ -54,6 +54,8 @@ class ResultCache {
   void store(const std::string& key, const std::map<std::string, std::string>& files) const;
 
   std::string entry_dir(const std::string& key) const;
+  // Where the disassembly batch keeps what it learned of nvdisasm's listings.
+  std::string frames_dir() const;
 
  private:
   // Stores the files (name -> content) under `key` locally, unless an entry is there.

@@ -1,5 +1,5 @@
 // tileperf batch: the compile-and-disassemble batch of one architecture,
-// run by the test compile.batch.<arch> before the perf checks (see
+// run by the test compile.batch before the perf checks (see
 // compile_batch.h).
 #include <CLI/CLI.hpp>
 
@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cache.h"
 #include "commands.h"
@@ -72,7 +73,10 @@ int run_batch(const Args& args) {
   fmt::print("{}: {} configuration(s): {} in the cache, {} compiled by {} tileiras process(es) at a time "
              "and disassembled by {} nvdisasm process(es), {} left to their checks ({:.1f} s)\n",
              what, out.entries, out.cached, out.compiled, jobs, out.disassembler_calls, out.left.size(), seconds);
-  for (const auto& line : out.compiled_tests) fmt::print("  compiled {}\n", line);
+  // Each configuration's tileiras time, for a benchmark's share of a kernel.
+  nlohmann::json times(out.compile_seconds);
+  write_file_atomic(list + "." + (arch.empty() ? "all" : arch) + ".seconds.json", times.dump(1) + "\n",
+                    Durability::kRenamed);
   for (const auto& line : out.left) fmt::print("  left to its check: {}\n", line);
   return kExitOk;
 }

@@ -27,6 +27,7 @@ int run_run_start(const Args& args);
 int run_progress(const Args& args);
 int run_cache(const Args& args);
 int run_batch(const Args& args);
+int run_dump(const Args& args);
 
 // Parses `args` with `app`; --help prints usage and returns true (caller
 // exits 0); bad arguments throw UsageError.

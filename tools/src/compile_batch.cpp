@@ -162,7 +162,7 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
       cubins.push_back(job.prefix + ".cubin");
     }
   }
-  Disassembled done = disassemble_many(tc, cubins);
+  Disassembled done = disassemble_many(tc, cubins, cache.frames_dir());
   out.disassembler_calls = done.processes;
   const auto& listings = done.listings;
   for (std::size_t i = 0; i < compiled.size(); ++i) {
@@ -174,7 +174,7 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
     write_file_atomic(job.prefix + ".sass", *listings[i].listing, Durability::kRenamed);
     cache.store(job.key, artifact_paths(job.prefix));
     ++out.compiled;
-    out.compiled_tests.push_back(fmt::format("{} in {} s", job.entry->test, read_file(job.prefix + ".seconds")));
+    out.compile_seconds[job.entry->test] = std::stod(read_file(job.prefix + ".seconds"));
   }
 }
 

@@ -9,6 +9,7 @@
 // batch itself never fails a test.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ std::vector<BatchEntry> read_batch_list(const std::string& text, const std::stri
 struct BatchOutcome {
   std::size_t entries = 0, cached = 0, compiled = 0, disassembler_calls = 0;
   std::vector<std::string> left;  // "<test>: <why>": left to their checks
-  std::vector<std::string> compiled_tests;  // "<test> in <seconds> s": tileiras's time
+  std::map<std::string, double> compile_seconds;  // test -> tileiras's time
 };
 
 BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,

@@ -9,10 +9,12 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "elf.h"
 #include "error.h"
 #include "isa.h"
+#include "sha256.h"
 #include "text.h"
 
 namespace tileperf {
@@ -224,58 +226,83 @@ struct Member {
   std::size_t index;  // into the batch's cubins
   CubinCode code;
   std::uint64_t base = 0;
+  const ListingFrame* frame = nullptr;
 };
 
-// The listings of cubins of one ELF flags value: the first from the ELF
-// mode (whose frame the others get), the others from one raw-mode call.
-void disassemble_group(const Toolchain& tc, const std::vector<std::string>& cubins,
-                       std::vector<Member>& group, Disassembled& done) {
-  auto& out = done.listings;
-  std::size_t& n = done.processes;
-  out[group[0].index] = alone(tc, cubins[group[0].index], n);
-  const auto& first = out[group[0].index];
-  auto frame = first.listing ? listing_frame(*first.listing, group[0].code.function) : std::nullopt;
-  if (!frame) {
-    for (std::size_t i = 1; i < group.size(); ++i) out[group[i].index] = alone(tc, cubins[group[i].index], n);
-    return;
+// Where the frames learned for one nvdisasm are kept between batches: a
+// file per ELF flags value, named by nvdisasm's identity and the flags.
+std::string frame_file(const Toolchain& tc, const std::string& dir, const CubinCode& code) {
+  if (dir.empty()) return "";
+  std::error_code ec;
+  auto size = fs::file_size(tc.nvdisasm(), ec);
+  auto time = fs::last_write_time(tc.nvdisasm(), ec).time_since_epoch().count();
+  std::string id = fmt::format("{}|{}|{}|{:x}|{:x}", tc.nvdisasm(), size, time, code.flags, code.abi);
+  return (fs::path(dir) / (sha256_hex(id) + ".json")).string();
+}
+
+std::optional<ListingFrame> read_frame(const std::string& file) {
+  std::error_code ec;
+  if (file.empty() || !fs::is_regular_file(file, ec)) return std::nullopt;
+  try {
+    auto j = nlohmann::json::parse(read_file(file));
+    return ListingFrame{j.at("before_name"), j.at("after_name"), j.at("trailer"), j.at("raw_arch")};
+  } catch (const std::exception&) {
+    return std::nullopt;
   }
+}
+
+void save_frame(const std::string& file, const ListingFrame& f) {
+  if (file.empty()) return;
+  nlohmann::json j = {{"before_name", f.before_name}, {"after_name", f.after_name}, {"trailer", f.trailer},
+                      {"raw_arch", f.raw_arch}};
+  try {
+    write_file_atomic(file, j.dump() + "\n", Durability::kRenamed);
+  } catch (const Error&) {
+    // Learned again by the next batch.
+  }
+}
+
+// The listings of `group`, cubins of one raw architecture, from one raw-mode
+// call; a cubin the call does not stand for is disassembled alone.
+void disassemble_raw(const Toolchain& tc, const std::vector<std::string>& cubins, std::vector<Member*>& group,
+                     Disassembled& done) {
   std::string buffer;
-  for (std::size_t i = 1; i < group.size(); ++i) {
+  for (Member* m : group) {
     buffer.resize((buffer.size() + kAlign - 1) / kAlign * kAlign, '\0');
-    group[i].base = buffer.size();
-    buffer += group[i].code.bytes;
+    m->base = buffer.size();
+    buffer += m->code.bytes;
   }
   std::vector<RawInstruction> raw;
   try {
     ScratchFile file(buffer);
-    ++n;
-    raw = parse_raw_listing(run_nvdisasm_raw(tc, frame->raw_arch, file.path()));
+    ++done.processes;
+    raw = parse_raw_listing(run_nvdisasm_raw(tc, group[0]->frame->raw_arch, file.path()));
   } catch (const Error&) {
     raw.clear();
   }
   std::size_t at = 0;
-  for (std::size_t i = 1; i < group.size(); ++i) {
-    const Member& m = group[i];
-    std::uint64_t end = m.base + m.code.bytes.size();
-    while (at < raw.size() && raw[at].address < m.base) ++at;
+  for (Member* m : group) {
+    std::uint64_t end = m->base + m->code.bytes.size();
+    while (at < raw.size() && raw[at].address < m->base) ++at;
     std::size_t from = at;
     while (at < raw.size() && raw[at].address < end) ++at;
     std::vector<RawInstruction> mine(raw.begin() + static_cast<std::ptrdiff_t>(from),
                                      raw.begin() + static_cast<std::ptrdiff_t>(at));
-    bool whole = mine.size() == m.code.bytes.size() / kSlot;
-    for (std::size_t k = 0; whole && k < mine.size(); ++k) whole = mine[k].address == m.base + k * kSlot;
-    auto listing = whole ? render_function(*frame, m.code.function, mine, m.base, m.code.bytes.size())
+    bool whole = mine.size() == m->code.bytes.size() / kSlot;
+    for (std::size_t k = 0; whole && k < mine.size(); ++k) whole = mine[k].address == m->base + k * kSlot;
+    auto listing = whole ? render_function(*m->frame, m->code.function, mine, m->base, m->code.bytes.size())
                          : std::nullopt;
-    out[m.index] = listing ? BatchListing{listing, ""} : alone(tc, cubins[m.index], n);
+    done.listings[m->index] = listing ? BatchListing{listing, ""} : alone(tc, cubins[m->index], done.processes);
   }
 }
 
 }  // namespace
 
-Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string>& cubins) {
+Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string>& cubins,
+                              const std::string& frame_dir) {
   Disassembled done;
   done.listings.resize(cubins.size());
-  std::map<std::uint64_t, std::vector<Member>> groups;
+  std::vector<Member> members;
   bool raw = fs::exists(tc.nvdisasm());
   for (std::size_t i = 0; i < cubins.size(); ++i) {
     std::optional<CubinCode> code;
@@ -284,14 +311,38 @@ Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string
     } catch (const Error&) {
       code.reset();  // disassembled alone, which reports what is wrong
     }
-    if (!code) {
+    if (code) {
+      members.push_back(Member{i, std::move(*code)});
+    } else {
       done.listings[i] = alone(tc, cubins[i], done.processes);
-      continue;
     }
-    std::uint64_t key = std::uint64_t(code->abi) << 32 | code->flags;
-    groups[key].push_back(Member{i, std::move(*code)});
   }
-  for (auto& [key, group] : groups) disassemble_group(tc, cubins, group, done);
+  // A frame per ELF flags value: kept from an earlier batch, else learned
+  // from the ELF-mode listing of the first cubin with those flags.
+  std::map<std::uint64_t, std::optional<ListingFrame>> frames;
+  std::map<std::string, std::vector<Member*>> by_arch;
+  for (auto& m : members) {
+    std::uint64_t key = std::uint64_t(m.code.abi) << 32 | m.code.flags;
+    auto [it, fresh] = frames.try_emplace(key);
+    if (fresh) {
+      std::string file = frame_file(tc, frame_dir, m.code);
+      it->second = read_frame(file);
+      if (!it->second) {
+        done.listings[m.index] = alone(tc, cubins[m.index], done.processes);
+        const auto& listing = done.listings[m.index].listing;
+        it->second = listing ? listing_frame(*listing, m.code.function) : std::nullopt;
+        if (it->second) save_frame(file, *it->second);
+        continue;
+      }
+    }
+    m.frame = it->second ? &*it->second : nullptr;
+    if (m.frame) {
+      by_arch[m.frame->raw_arch].push_back(&m);
+    } else {
+      done.listings[m.index] = alone(tc, cubins[m.index], done.processes);
+    }
+  }
+  for (auto& [arch, group] : by_arch) disassemble_raw(tc, cubins, group, done);
   return done;
 }
 

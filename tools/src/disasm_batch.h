@@ -10,7 +10,7 @@
 // instruction addresses, and the targets that branches, calls, returns and
 // BSSY print as absolute addresses) and framed by the header and trailer
 // nvdisasm prints in ELF mode, learned from the ELF-mode listing of one
-// cubin of the batch with the same ELF flags. The instructions, their
+// cubin of the batch with the same ELF flags (and kept for later batches). The instructions, their
 // encodings (control bits included), branch targets, the line structure and
 // function names are those of run_disassembler(); the padding between an
 // instruction and its encoding can differ (nvdisasm pads to a width of its
@@ -82,6 +82,10 @@ struct Disassembled {
   std::vector<BatchListing> listings;  // one per cubin, in order
   std::size_t processes = 0;           // nvdisasm (or cuobjdump) processes run
 };
-Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string>& cubins);
+// `frame_dir` ("": none) keeps the frames learned from ELF-mode listings for
+// later batches, so that a batch whose frames are known runs one nvdisasm
+// process per architecture.
+Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string>& cubins,
+                              const std::string& frame_dir = "");
 
 }  // namespace tileperf

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #ifdef TILEPERF_HAVE_CURL
+#include <dlfcn.h>
+
 #include <curl/curl.h>
 #endif
 
@@ -20,6 +22,42 @@ std::string shown_url(const std::string& url) {
 #ifdef TILEPERF_HAVE_CURL
 
 namespace {
+
+// libcurl, loaded on the first request: linked, its libraries (TLS, IDN,
+// LDAP, ...) would cost every tileperf process 15 ms to start, most of a
+// check that reuses its result.
+struct Curl {
+  CURLcode (*global_init)(long);
+  CURL* (*easy_init)();
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL*);
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
+  void (*easy_cleanup)(CURL*);
+  const char* (*easy_strerror)(CURLcode);
+  curl_slist* (*slist_append)(curl_slist*, const char*);
+  void (*slist_free_all)(curl_slist*);
+};
+
+template <typename F>
+bool bind(void* lib, const char* name, F& f) {
+  f = reinterpret_cast<F>(::dlsym(lib, name));
+  return f != nullptr;
+}
+
+// nullptr when libcurl cannot be loaded.
+const Curl* curl_library() {
+  static const Curl* loaded = [] () -> const Curl* {
+    void* lib = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    static Curl c;
+    bool ok = lib && bind(lib, "curl_global_init", c.global_init) && bind(lib, "curl_easy_init", c.easy_init) &&
+              bind(lib, "curl_easy_setopt", c.easy_setopt) && bind(lib, "curl_easy_perform", c.easy_perform) &&
+              bind(lib, "curl_easy_getinfo", c.easy_getinfo) && bind(lib, "curl_easy_cleanup", c.easy_cleanup) &&
+              bind(lib, "curl_easy_strerror", c.easy_strerror) && bind(lib, "curl_slist_append", c.slist_append) &&
+              bind(lib, "curl_slist_free_all", c.slist_free_all) && c.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    return ok ? &c : nullptr;
+  }();
+  return loaded;
+}
 
 struct Sink {
   std::string* body;
@@ -51,55 +89,55 @@ std::size_t send(char* buffer, std::size_t size, std::size_t n, void* user) {
 }
 
 // One handle's settings for `method`.
-void set_method(CURL* curl, const std::string& method, Source& source) {
-  if (method == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+void set_method(const Curl& c, CURL* curl, const std::string& method, Source& source) {
+  if (method == "HEAD") c.easy_setopt(curl, CURLOPT_NOBODY, 1L);
   if (method == "PUT") {
-    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_READFUNCTION, send);
-    curl_easy_setopt(curl, CURLOPT_READDATA, &source);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(source.body->size()));
+    c.easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    c.easy_setopt(curl, CURLOPT_READFUNCTION, send);
+    c.easy_setopt(curl, CURLOPT_READDATA, &source);
+    c.easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(source.body->size()));
   }
 }
 
 }  // namespace
 
-bool http_available() { return true; }
+bool http_available() { return curl_library() != nullptr; }
 
 HttpResponse http_request(const std::string& method, const std::string& url, const std::string& body,
                           const HttpOptions& options) {
-  static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   HttpResponse r;
-  CURL* curl = initialised ? curl_easy_init() : nullptr;
+  const Curl* c = curl_library();
+  CURL* curl = c ? c->easy_init() : nullptr;
   if (!curl) {
-    r.error = "cannot start an HTTP client";
+    r.error = c ? "cannot start an HTTP client" : "libcurl.so.4 cannot be loaded (Debian: libcurl4)";
     return r;
   }
   Sink sink{&r.body, options.max_bytes};
   Source source{&body};
   curl_slist* headers = nullptr;
   if (!options.bearer_token.empty()) {
-    headers = curl_slist_append(headers, ("Authorization: Bearer " + options.bearer_token).c_str());
+    headers = c->slist_append(headers, ("Authorization: Bearer " + options.bearer_token).c_str());
   }
-  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip for a PUT
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout_seconds * 1000));
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_seconds * 1000));
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, receive);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  set_method(curl, method, source);
-  CURLcode code = curl_easy_perform(curl);
+  headers = c->slist_append(headers, "Expect:");  // no 100-continue round trip for a PUT
+  c->easy_setopt(curl, CURLOPT_URL, url.c_str());
+  c->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  c->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  c->easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout_seconds * 1000));
+  c->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_seconds * 1000));
+  c->easy_setopt(curl, CURLOPT_WRITEFUNCTION, receive);
+  c->easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+  c->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  set_method(*c, curl, method, source);
+  CURLcode code = c->easy_perform(curl);
   if (code == CURLE_OK) {
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
+    c->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
   } else {
     r.error = sink.overflow ? fmt::format("a response larger than {} bytes", options.max_bytes)
-                            : curl_easy_strerror(code);
+                            : c->easy_strerror(code);
     r.body.clear();
   }
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
+  c->slist_free_all(headers);
+  c->easy_cleanup(curl);
   return r;
 }
 
@@ -109,7 +147,7 @@ bool http_available() { return false; }
 
 HttpResponse http_request(const std::string&, const std::string&, const std::string&, const HttpOptions&) {
   HttpResponse r;
-  r.error = "tileperf was built without libcurl";
+  r.error = "tileperf was built without libcurl's headers (Debian: libcurl4-openssl-dev)";
   return r;
 }
 

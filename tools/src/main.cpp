@@ -38,6 +38,7 @@ const Subcommand kSubcommands[] = {
     {"run-start", "write the record of a new run, which each check of the run stamps", run_run_start},
     {"cache", "what a result cache holds; prune it to the entries recent runs used", run_cache},
     {"batch", "compile and disassemble a run's perf tests ahead of their checks, into the cache", run_batch},
+    {"dump", "the command of a dump test: done when this run's dump batch found it current", run_dump},
     {"preview", "a toolchain bump as one review: what the new toolchain moves, per verdict and metric",
      run_preview},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},

@@ -14,7 +14,7 @@ unchanged the export is skipped, in a fraction of the time: this script
 imports neither cuTile nor pytest before it knows it has work to do. Delete
 the stamp (or the output) to force an export.
 
-    python tools/tileperf_dump/run_dump.py --batch BATCH.json [--jobs N]
+    python tools/tileperf_dump/run_dump.py --batch BATCH.json [--jobs N] [--run-file RUN.json]
 
 exports, ahead of the per-file dump tests, every kernel file a batch file
 lists (written at configure time: the dump tests that share one Python and
@@ -27,7 +27,9 @@ failed is left to its dump test, which repeats it alone and reports why:
 the batch fails only when it cannot run at all (an unreadable batch file).
 With fewer than BATCH_MIN_FILES stale files (one kernel edited) the batch
 exports nothing: their dump tests do it, while every other kernel's tests
-start at once.
+start at once. With --run-file, each stamp the batch found current or
+exported gets <stamp>.current naming the run; the dump test's command
+(`tileperf dump`) then ends at once without starting Python.
 
 This file imports tileperf_dump (which imports cuTile) only once it knows it
 has work to do.
@@ -257,14 +259,40 @@ def _tail(path: Path, lines: int = 15) -> str:
         return "(no output)"
 
 
-def _batch(path: Path, jobs: int) -> int:
+def _run_id(run_file: Path | None) -> str | None:
+    try:
+        return json.loads(run_file.read_text()).get("run") if run_file else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _mark_current(stamp: Path, run: str | None) -> None:
+    """<stamp>.current: this run's batch found the stamp current, so that the
+    dump test (`tileperf dump`) need not start Python to find it again."""
+    marker = stamp.with_name(stamp.name + ".current")
+    digest = _sha256(stamp)
+    if run is None or digest is None:
+        marker.unlink(missing_ok=True)
+        return
+    fd, tmp = tempfile.mkstemp(dir=stamp.parent, prefix=marker.name + ".tmp.")
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps({"run": run, "stamp_sha256": digest}) + "\n")
+    os.replace(tmp, marker)
+
+
+def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
     entries = _read_batch(path)
+    run = _run_id(run_file)
     stale = []  # (entry, why its stamp is not current)
     for e in entries:
         args = e["pytest_args"]
         out = _option(args, "--tileperf-out")
         fresh, why = _up_to_date(Path(e["stamp"]), _context(args)) if out else (False, "no --tileperf-out")
-        if not fresh:
+        stamp = Path(e["stamp"])
+        if fresh:
+            _mark_current(stamp, run)
+        else:
+            stamp.with_name(stamp.name + ".current").unlink(missing_ok=True)
             stale.append((e, why))
     print(f"{len(entries)} kernel file(s), {len(entries) - len(stale)} up to date, "
           f"{len(stale)} to export")
@@ -291,6 +319,7 @@ def _batch(path: Path, jobs: int) -> int:
         code = os.waitstatus_to_exitcode(status)
         if code == 0:
             print(f"  {entry['test']}: exported in {time.monotonic() - started:.2f} s")
+            _mark_current(Path(entry["stamp"]), run)
         else:
             failed += 1
             print(f"  {entry['test']}: failed (exit {code}); the test repeats it alone and "
@@ -331,6 +360,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--stamp", type=Path)
     parser.add_argument("--batch", type=Path)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--run-file", type=Path, help="the run record: marks the stamps found current")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
@@ -339,7 +369,7 @@ def main(argv: list[str]) -> int:
             parser.error("--batch takes no --stamp and no pytest arguments")
         if args.jobs < 1:
             parser.error("--jobs must be at least 1")
-        return _batch(args.batch, args.jobs)
+        return _batch(args.batch, args.jobs, args.run_file)
     if not args.stamp:
         parser.error("give --stamp and pytest arguments, or --batch")
     _leave_own_folder()
