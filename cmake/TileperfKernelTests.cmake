@@ -292,15 +292,15 @@ endfunction()
 #   Adds a perf test to the compile batch: the test compile.batch compiles,
 #   ahead of the checks, every configuration of the list the result cache
 #   lacks (tileiras in parallel, one nvdisasm per architecture) and puts the
-#   tool output into the cache, where the checks find it. It is ordered
-#   before the perf tests (DEPENDS, not a fixture) and labelled perf:
-#   `ctest -L perf` and `ctest` run it, `ctest -R` of some tests or `-L` of
-#   an architecture or kernel does not, and those checks compile alone. Kernels registered in
+#   tool output into the cache, where the checks find it. It is a fixture of
+#   every perf test, and compiles only for the tests the ctest that runs it
+#   selected (`ctest -R`, `-L sm_90`, one shard `-I k,,N`; see
+#   tools/src/ctest_selection.h). Kernels registered in
 #   another folder than the first stay out of the batch (a prerequisite of a
 #   test in another folder cannot be given), as with the dump batch. Sets the
-#   caller's _tileperf_batch_depends to the batch test's name, or "".
+#   caller's _tileperf_compile_fixture to the batch's fixture, or "".
 function(_tileperf_batch_compile test kernel arch bytecode)
-  set(_tileperf_batch_depends "" PARENT_SCOPE)
+  set(_tileperf_compile_fixture "" PARENT_SCOPE)
   if(TILEPERF_CACHE_DIR STREQUAL "off")
     return()
   endif()
@@ -318,12 +318,12 @@ function(_tileperf_batch_compile test kernel arch bytecode)
   if(NOT TEST "${name}")
     cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
     add_test(NAME "${name}"
-      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${file}"
+      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${file}" --build-dir "${CMAKE_BINARY_DIR}"
         --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
         --timeout "${TILEPERF_TOOL_TIMEOUT}")
     get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
-    set_tests_properties("${name}" PROPERTIES LABELS "perf" TIMEOUT 3600
-      PROCESSORS "${cores}" FIXTURES_REQUIRED "tileperf.toolchain" DEPENDS "${after}")
+    set_tests_properties("${name}" PROPERTIES LABELS "perf" TIMEOUT 3600 PROCESSORS "${cores}"
+      FIXTURES_SETUP tileperf.compile FIXTURES_REQUIRED "tileperf.toolchain;tileperf.run" DEPENDS "${after}")
   endif()
   get_property(required TEST "${name}" PROPERTY FIXTURES_REQUIRED)
   if(NOT "tileperf.dump.${kernel}" IN_LIST required)
@@ -335,7 +335,7 @@ function(_tileperf_batch_compile test kernel arch bytecode)
   _tileperf_json_string(dump_json "${bytecode}.json")
   set_property(GLOBAL APPEND PROPERTY TILEPERF_COMPILE_BATCH
     "    {\"test\": ${test_json}, \"arch\": ${arch_json}, \"bytecode\": ${bytecode_json}, \"dump_info\": ${dump_json}}")
-  set(_tileperf_batch_depends "${name}" PARENT_SCOPE)
+  set(_tileperf_compile_fixture tileperf.compile PARENT_SCOPE)
 endfunction()
 
 # _tileperf_check_command(<out-var> KERNEL <k> CONFIG <c> ARCH <a> BYTECODE <file>
@@ -570,16 +570,16 @@ function(tileperf_add_kernel_tests)
           ${extra})
       endif()
       add_test(NAME "${test}" COMMAND ${command})
-      set(_tileperf_batch_depends "")
+      set(_tileperf_compile_fixture "")
       if(NOT _TILEPERF_MISSING)
         _tileperf_batch_compile("${test}" "${kernel}" "${arch}" "${work}/${config}.tileirbc")
       endif()
       # Tests that run first when selected with it (tileperf's own tests).
       get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
-      set_tests_properties("${test}" PROPERTIES DEPENDS "${after};${_tileperf_batch_depends}"
+      set_tests_properties("${test}" PROPERTIES DEPENDS "${after}"
         LABELS "perf;${arch};${kernel};${arg_LABELS}"
         SKIP_RETURN_CODE 77
-        FIXTURES_REQUIRED "${fixture};tileperf.toolchain;tileperf.run"
+        FIXTURES_REQUIRED "${fixture};tileperf.toolchain;tileperf.run;${_tileperf_compile_fixture}"
         TIMEOUT 900)
     endforeach()
   endforeach()

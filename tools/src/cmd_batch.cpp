@@ -14,6 +14,7 @@
 #include "cache.h"
 #include "commands.h"
 #include "compile_batch.h"
+#include "ctest_selection.h"
 #include "error.h"
 #include "lock.h"
 #include "text.h"
@@ -40,13 +41,15 @@ int run_batch(const Args& args) {
                "the result cache lacks: tileiras in parallel, nvdisasm once for the batch. Each check "
                "then finds its entry in the cache; what the batch could not do is left to the check.",
                "batch");
-  std::string list, toolchain_file, cache_dir, arch;
+  std::string list, toolchain_file, cache_dir, arch, build_dir;
   double timeout = 120;
   int jobs = 0;
   app.add_option("--list", list, "the batch list the CMake API writes")->required();
   app.add_option("--toolchain", toolchain_file, "the toolchain record of `tileperf toolchain`")->required();
   app.add_option("--cache-dir", cache_dir, "the result cache (TILEPERF_CACHE_DIR overrides it; off: none)");
   app.add_option("--arch", arch, "only the entries of this architecture");
+  app.add_option("--build-dir", build_dir,
+                 "the build folder: run by ctest, only the entries of the tests it selected are compiled");
   app.add_option("--jobs", jobs, "tileiras processes at a time (default: TILEPERF_JOBS, else the cores)");
   app.add_option("--timeout", timeout, "seconds before a tool counts as hung")->capture_default_str();
   if (parse_args(app, args)) return kExitOk;
@@ -60,9 +63,17 @@ int run_batch(const Args& args) {
   // A second run's batch waits, then finds in the cache what the first made.
   FileLock lock(list + "." + (arch.empty() ? "all" : arch) + ".lock", "tileperf " + what, 30 * timeout);
   auto start = std::chrono::steady_clock::now();
+  // Under ctest, the tests it runs; run by hand, the whole list.
+  CtestSelection selected = build_dir.empty() ? CtestSelection{} : ctest_selection(build_dir);
+  if (selected.under_ctest && !selected.tests) {
+    fmt::print("{}: cannot tell which tests this ctest runs ({}): each check compiles on its own\n", what,
+               selected.why_not);
+    return kExitOk;
+  }
   std::vector<BatchEntry> entries;
   for (auto& e : read_batch_list(read_file(list), list)) {
-    if (arch.empty() || e.arch == arch) entries.push_back(std::move(e));
+    bool chosen = !selected.tests || selected.tests->count(e.test);
+    if (chosen && (arch.empty() || e.arch == arch)) entries.push_back(std::move(e));
   }
   ToolchainRecord tools = read_toolchain_record(toolchain_file);
   require_unchanged(tools, toolchain_file);

@@ -23,6 +23,7 @@ struct ProcessOptions {
   std::size_t max_output_bytes = std::size_t(64) << 20;  // per stream
   std::vector<std::string> unset_env;               // variables removed for the child
   std::map<std::string, std::string> set_env;       // variables set for the child
+  std::string working_dir;                          // "": this process's
 };
 
 struct ProcessResult {
