@@ -110,11 +110,15 @@ clear_outputs() {
   find "$build/tileperf" -mindepth 2 -type f ! -name configs.json -delete
 }
 
-# share <junit> <kernel>: the kernel's share of the run's summed test time.
+# share <junit> <kernel>: the kernel's share of the run's summed test time
+# (right after the run: the compile batch's record of each configuration's
+# tileiras time is the latest run's).
 share() {
-  "$python" - "$1" "$2" <<'EOF'
-import re, sys, xml.etree.ElementTree as ET
+  "$python" - "$1" "$2" "$build/tileperf/compile-batch.json.all.seconds.json" <<'EOF'
+import json, pathlib, re, sys, xml.etree.ElementTree as ET
 cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
+times = pathlib.Path(sys.argv[3])
+compiled = json.loads(times.read_text()) if times.is_file() else {}
 total = mine = 0.0
 for c in cases:
     t, name = float(c.get("time", 0)), c.get("name")
@@ -124,8 +128,9 @@ for c in cases:
         total += t
         out = c.findtext("system-out") or ""
         took = {}
-        for k, s in re.findall(r"dump\.(\w+): exported in ([0-9.]+) s", out) + \
-                re.findall(r"compiled perf\.(\w+)\.\w+\.\w+ in ([0-9.]+) s", out):
+        pairs = re.findall(r"dump\.(\w+): exported in ([0-9.]+) s", out) if name.startswith("dump.") else \
+            [(test.split(".")[1], s) for test, s in compiled.items()]
+        for k, s in pairs:
             took[k] = took.get(k, 0) + float(s)
         if took.get(sys.argv[2]):
             mine += t * took[sys.argv[2]] / sum(took.values())
@@ -144,6 +149,7 @@ for i in $(seq "$runs"); do
   git -C "$src" checkout -q -- kernels
   clear_outputs
   c=$(gate "$dir/cold.xml")
+  s=$(share "$dir/cold.xml" "$kernel")
   [[ -f $dir/floor.txt ]] || floor_commands tools >"$dir/floor.txt"
   [[ -f $dir/compiler.txt ]] || floor_commands compiler >"$dir/compiler.txt"
   w=$(gate "$dir/warm.xml")
@@ -152,7 +158,6 @@ for i in $(seq "$runs"); do
   git -C "$src" checkout -q -- kernels
   f=$(floor_run "$dir/floor.txt")
   p=$(floor_run "$dir/compiler.txt")
-  s=$(share "$dir/cold.xml" "$kernel")
   cold+=("$c") warm+=("$w") change+=("$k") floor_t+=("$f") compiler_t+=("$p") shares+=("$s")
   printf 'run %d: cold %.1f s, warm %.2f s, change of %s %.1f s, floor %.1f s, compiler %.1f s (%s: %.1f%% of cold)\n' \
     "$i" "$c" "$w" "$kernel" "$k" "$f" "$p" "$kernel" "$(echo "$s * 100" | bc -l)"
