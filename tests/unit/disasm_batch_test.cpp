@@ -23,18 +23,14 @@
 #include "sass.h"
 #include "text.h"
 #include "toolchain.h"
+#include "real_tools.h"
 
 using namespace tileperf;
 namespace fs = std::filesystem;
 
 namespace {
 
-Toolchain toolchain() {
-  Toolchain tc;
-  tc.cuobjdump = TILEPERF_CUOBJDUMP;
-  tc.timeout_seconds = 120;
-  return tc;
-}
+Toolchain toolchain() { return testing::real_toolchain(); }
 
 struct Case {
   fs::path cubin;
@@ -42,23 +38,14 @@ struct Case {
 };
 
 std::vector<Case> cases() {
-  std::vector<Case> found;
-  auto add = [&](const fs::path& dir, bool beside) {
-    for (const auto& e : fs::recursive_directory_iterator(dir)) {
-      if (e.is_regular_file() && e.path().extension() == ".cubin" &&
-          e.path().parent_path().filename() != "broken") {
-        found.push_back({e.path(), beside});
-      }
-    }
-  };
-  add(TILEPERF_FIXTURES, false);
+  std::vector<fs::path> captured, extra;
+  testing::add_cubins(TILEPERF_FIXTURES, captured);
+  for (const auto& dir : testing::extra_cubin_dirs()) testing::add_cubins(dir, extra);
   const char* listings = std::getenv("TILEPERF_LISTINGS");
   bool beside = listings && std::string(listings) == "beside";
-  if (const char* dirs = std::getenv("TILEPERF_CUBIN_DIRS")) {
-    for (const auto& dir : split(dirs, ':')) {
-      if (!dir.empty()) add(dir, beside);
-    }
-  }
+  std::vector<Case> found;
+  for (const auto& c : captured) found.push_back({c, false});
+  for (const auto& c : extra) found.push_back({c, beside});
   return found;
 }
 

@@ -28,6 +28,9 @@ constexpr std::string_view kInstruction = "        /*";
 constexpr std::string_view kEncoding = "/* 0x";
 constexpr std::uint64_t kAlign = 128;  // .text alignment of every cubin seen
 constexpr std::uint64_t kSlot = 16;    // bytes per instruction from sm_70 on
+// Code per raw-mode call: its listing (about 190 bytes per 16-byte
+// instruction) stays well below the 64 MiB a tool may print.
+constexpr std::uint64_t kRawCallBytes = std::uint64_t(2) << 20;
 
 bool is_instruction_line(std::string_view line) {
   return line.substr(0, kInstruction.size()) == kInstruction && line.find(kEncoding) != std::string_view::npos;
@@ -342,7 +345,20 @@ Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string
       done.listings[m.index] = alone(tc, cubins[m.index], done.processes);
     }
   }
-  for (auto& [arch, group] : by_arch) disassemble_raw(tc, cubins, group, done);
+  for (auto& [arch, group] : by_arch) {
+    std::vector<Member*> call;
+    std::uint64_t bytes = 0;
+    for (Member* m : group) {
+      if (!call.empty() && bytes + m->code.bytes.size() > kRawCallBytes) {
+        disassemble_raw(tc, cubins, call, done);
+        call.clear();
+        bytes = 0;
+      }
+      call.push_back(m);
+      bytes += m->code.bytes.size();
+    }
+    if (!call.empty()) disassemble_raw(tc, cubins, call, done);
+  }
   return done;
 }
 

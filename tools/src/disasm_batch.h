@@ -10,7 +10,9 @@
 // instruction addresses, and the targets that branches, calls, returns and
 // BSSY print as absolute addresses) and framed by the header and trailer
 // nvdisasm prints in ELF mode, learned from the ELF-mode listing of one
-// cubin of the batch with the same ELF flags (and kept for later batches). The instructions, their
+// cubin with the same ELF flags and kept for later batches. One raw call
+// per architecture and 2 MiB of code (its listing stays below what a tool
+// may print). The instructions, their
 // encodings (control bits included), branch targets, the line structure and
 // function names are those of run_disassembler(); the padding between an
 // instruction and its encoding can differ (nvdisasm pads to a width of its
