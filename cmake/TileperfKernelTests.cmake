@@ -19,6 +19,9 @@
 #                             jobs when they point at one folder; off: none
 #                             [<build>/tileperf/cache; TILEPERF_CACHE_DIR in the
 #                             environment of a test run overrides it]
+#                             TILEPERF_CACHE_URL in the environment of a test run: a
+#                             team's cache server the local cache reads through
+#                             (TILEPERF_CACHE_WRITE=1 writes back; see README)
 #   TILEPERF_STRICT           fail tests whose metrics improved beyond tolerance
 #                             (stale baselines) [OFF]
 #   TILEPERF_REQUIRE_RUN      fail tests that cannot run instead of skipping them

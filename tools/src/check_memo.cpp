@@ -45,17 +45,19 @@ nlohmann::json folder_digest(const std::string& dir) {
   return j;
 }
 
-std::string executable_identity() {
+std::string file_identity(const std::string& path) {
   struct stat st {};
-  if (::stat("/proc/self/exe", &st) != 0) return "unknown";
+  if (::stat(path.c_str(), &st) != 0) return "absent";
   return fmt::format("{}:{}:{}:{}.{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 }
 
 }  // namespace
 
 std::string memo_fingerprint(const MemoInputs& inputs) {
-  nlohmann::json j = {{"format", kMemoFormat}, {"args", inputs.args}, {"tileperf", executable_identity()},
-                      {"files", nlohmann::json::object()}, {"folders", nlohmann::json::object()}};
+  nlohmann::json j = {{"format", kMemoFormat}, {"args", inputs.args}, {"tileperf", file_identity("/proc/self/exe")},
+                      {"tools", nlohmann::json::object()}, {"files", nlohmann::json::object()},
+                      {"folders", nlohmann::json::object()}};
+  for (const auto& t : inputs.tools) j["tools"][t] = file_identity(t);
   for (const auto& f : inputs.files) j["files"][f] = file_digest(f);
   for (const auto& d : inputs.folders) j["folders"][d] = folder_digest(d);
   return sha256_hex(j.dump());

@@ -20,6 +20,7 @@ namespace tileperf {
 
 struct MemoInputs {
   std::vector<std::string> args;     // the check's arguments, as given
+  std::vector<std::string> tools;    // executables, by identity (device, inode, size, time): too large to hash
   std::vector<std::string> files;    // files whose content decides the result (absent: counted as absent)
   std::vector<std::string> folders;  // folders whose every file decides it (the policies)
 };

@@ -369,6 +369,7 @@ std::optional<std::string> check_fingerprint(const CheckOptions& o, const Args& 
   }
   MemoInputs in{args, {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest}, {o.checks}};
   in.args.push_back("cache: " + o.cache_dir);  // what it prints says whether it was a hit
+  if (o.toolchain_file.empty()) in.tools = {o.tc.tileiras, o.tc.tileirdisasm(), o.tc.cuobjdump, o.tc.nvdisasm()};
   std::error_code ec;
   if (fs::is_regular_file(o.dump_info, ec)) {
     try {
