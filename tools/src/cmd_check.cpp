@@ -367,9 +367,12 @@ std::optional<std::string> check_fingerprint(const CheckOptions& o, const Args& 
   } catch (const Error&) {
     return std::nullopt;
   }
-  MemoInputs in{args, {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest}, {o.checks}};
+  MemoInputs in;
+  in.args = args;
   in.args.push_back("cache: " + o.cache_dir);  // what it prints says whether it was a hit
   if (o.toolchain_file.empty()) in.tools = {o.tc.tileiras, o.tc.tileirdisasm(), o.tc.cuobjdump, o.tc.nvdisasm()};
+  in.files = {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest};
+  in.folders = {o.checks};
   std::error_code ec;
   if (fs::is_regular_file(o.dump_info, ec)) {
     try {
