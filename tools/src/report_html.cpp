@@ -33,6 +33,7 @@ std::string esc(const std::string& s) {
 std::string state_class(const std::string& state) {
   std::string s = state;
   std::replace(s.begin(), s.end(), ' ', '-');
+  std::replace(s.begin(), s.end(), '/', '-');  // "I/O failure"
   return "state-" + s;
 }
 
