@@ -19,6 +19,9 @@
 #                             jobs when they point at one folder; off: none
 #                             [<build>/tileperf/cache; TILEPERF_CACHE_DIR in the
 #                             environment of a test run overrides it]
+#                             TILEPERF_CACHE_URL in the environment of a test run: a
+#                             team's cache server the local cache reads through
+#                             (TILEPERF_CACHE_WRITE=1 writes back; see README)
 #   TILEPERF_STRICT           fail tests whose metrics improved beyond tolerance
 #                             (stale baselines) [OFF]
 #   TILEPERF_REQUIRE_RUN      fail tests that cannot run instead of skipping them
@@ -206,13 +209,15 @@ function(_tileperf_batch_dump group test stamp pythonpath requires)
       CALL _tileperf_write_dump_batch [==[${id}]==] [==[${file}]==])")
     add_test(NAME "${name}"
       COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
-        "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${file}")
+        "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${file}"
+        --run-file "${TILEPERF_WORK_DIR}/run.json")
     set(labels selftest dump)
     if(group STREQUAL "kernels")
       set(labels perf dump)
     endif()
     set_tests_properties("${name}" PROPERTIES
-      FIXTURES_SETUP "tileperf.dump.batch.${id}" LABELS "${labels}" TIMEOUT 1800)
+      FIXTURES_SETUP "tileperf.dump.batch.${id}" LABELS "${labels}" TIMEOUT 1800
+      FIXTURES_REQUIRED tileperf.run)
   endif()
   if(requires)
     set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "${requires}")
@@ -260,18 +265,80 @@ function(_tileperf_add_dump)
     "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}"
     ${placeholders})
   set(stamp "${arg_OUT_DIR}/dump.stamp.json")
+  # Done at once when the run's dump batch found the stamp current (no
+  # Python start), else the export.
   add_test(NAME "${arg_NAME}"
-    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
+    COMMAND "$<TARGET_FILE:tileperf::tileperf>" dump --stamp "${stamp}"
+      --run-file "${TILEPERF_WORK_DIR}/run.json" --
+      "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
       "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py"
       --stamp "${stamp}" -- ${pytest_args})
   _tileperf_batch_dump("${arg_BATCH}" "${arg_NAME}" "${stamp}" "${pythonpath}" "${arg_REQUIRES}"
     ${pytest_args})
-  set(required ${arg_REQUIRES} ${_tileperf_batch_fixture})
+  set(required ${arg_REQUIRES} ${_tileperf_batch_fixture} tileperf.run)
   set_tests_properties("${arg_NAME}" PROPERTIES
     FIXTURES_SETUP "${arg_FIXTURE}" LABELS "${arg_LABELS}" TIMEOUT 600)
   if(required)
     set_tests_properties("${arg_NAME}" PROPERTIES FIXTURES_REQUIRED "${required}")
   endif()
+endfunction()
+
+# _tileperf_write_compile_batch(<file>): writes the compile batch list,
+#   once, when the project's configure is done (deferred by _tileperf_batch_compile).
+function(_tileperf_write_compile_batch file)
+  get_property(entries GLOBAL PROPERTY TILEPERF_COMPILE_BATCH)
+  list(JOIN entries ",\n" entries)
+  file(WRITE "${file}" "{\n  \"format\": \"tileperf-compile-batch/1\",\n  \"entries\": [\n${entries}\n  ]\n}\n")
+endfunction()
+
+# _tileperf_batch_compile(<test> <kernel> <arch> <bytecode>)
+#   Adds a perf test to the compile batch: the test compile.batch compiles,
+#   ahead of the checks, every configuration of the list the result cache
+#   lacks (tileiras in parallel, one nvdisasm per architecture) and puts the
+#   tool output into the cache, where the checks find it. It is a fixture of
+#   every perf test, and compiles only for the tests the ctest that runs it
+#   selected (`ctest -R`, `-L sm_90`, one shard `-I k,,N`; see
+#   tools/src/ctest_selection.h). Kernels registered in
+#   another folder than the first stay out of the batch (a prerequisite of a
+#   test in another folder cannot be given), as with the dump batch. Sets the
+#   caller's _tileperf_compile_fixture to the batch's fixture, or "".
+function(_tileperf_batch_compile test kernel arch bytecode)
+  set(_tileperf_compile_fixture "" PARENT_SCOPE)
+  if(TILEPERF_CACHE_DIR STREQUAL "off")
+    return()
+  endif()
+  get_property(dir GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_DIR)
+  if(dir AND NOT dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    return()
+  endif()
+  set(file "${TILEPERF_WORK_DIR}/compile-batch.json")
+  if(NOT dir)
+    set_property(GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [==[${CMAKE_SOURCE_DIR}]==]
+      CALL _tileperf_write_compile_batch [==[${file}]==])")
+  endif()
+  set(name "compile.batch")
+  if(NOT TEST "${name}")
+    cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
+    add_test(NAME "${name}"
+      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${file}" --build-dir "${CMAKE_BINARY_DIR}"
+        --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
+        --timeout "${TILEPERF_TOOL_TIMEOUT}")
+    get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
+    set_tests_properties("${name}" PROPERTIES LABELS "perf" TIMEOUT 3600 PROCESSORS "${cores}"
+      FIXTURES_SETUP tileperf.compile FIXTURES_REQUIRED "tileperf.toolchain;tileperf.run" DEPENDS "${after}")
+  endif()
+  get_property(required TEST "${name}" PROPERTY FIXTURES_REQUIRED)
+  if(NOT "tileperf.dump.${kernel}" IN_LIST required)
+    set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "tileperf.dump.${kernel}")
+  endif()
+  foreach(field IN ITEMS test arch bytecode)
+    _tileperf_json_string(${field}_json "${${field}}")
+  endforeach()
+  _tileperf_json_string(dump_json "${bytecode}.json")
+  set_property(GLOBAL APPEND PROPERTY TILEPERF_COMPILE_BATCH
+    "    {\"test\": ${test_json}, \"arch\": ${arch_json}, \"bytecode\": ${bytecode_json}, \"dump_info\": ${dump_json}}")
+  set(_tileperf_compile_fixture tileperf.compile PARENT_SCOPE)
 endfunction()
 
 # _tileperf_check_command(<out-var> KERNEL <k> CONFIG <c> ARCH <a> BYTECODE <file>
@@ -506,12 +573,16 @@ function(tileperf_add_kernel_tests)
           ${extra})
       endif()
       add_test(NAME "${test}" COMMAND ${command})
+      set(_tileperf_compile_fixture "")
+      if(NOT _TILEPERF_MISSING)
+        _tileperf_batch_compile("${test}" "${kernel}" "${arch}" "${work}/${config}.tileirbc")
+      endif()
       # Tests that run first when selected with it (tileperf's own tests).
       get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
       set_tests_properties("${test}" PROPERTIES DEPENDS "${after}"
         LABELS "perf;${arch};${kernel};${arg_LABELS}"
         SKIP_RETURN_CODE 77
-        FIXTURES_REQUIRED "${fixture};tileperf.toolchain;tileperf.run"
+        FIXTURES_REQUIRED "${fixture};tileperf.toolchain;tileperf.run;${_tileperf_compile_fixture}"
         TIMEOUT 900)
     endforeach()
   endforeach()

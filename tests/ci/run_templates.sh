@@ -129,7 +129,9 @@ run_github() {
     "github.server_url	https://github.example" "github.repository	owner/project"
     "github.event.pull_request.head.sha || github.sha	0123abcd"
     "if: !cancelled()	always" "if: !cancelled() && hashFiles('report.md') != ''	always"
-    "if: !cancelled() && github.event_name == 'pull_request' && github.event.pull_request.head.repo.fork	never")
+    "if: !cancelled() && github.event_name == 'pull_request' && github.event.pull_request.head.repo.fork	never"
+    "vars.TILEPERF_CACHE_URL	" "github.event_name == 'push' && '1' || '0'	0"
+    "github.event_name == 'push' && secrets.TILEPERF_CACHE_WRITE_TOKEN || secrets.TILEPERF_CACHE_READ_TOKEN	")
   local report_ws
   report_ws=$(workspace report)
   local shard total=0 ws jobdir kept

@@ -15,6 +15,10 @@
 #                           nothing is written, summary and preview review it as one
 #   check.sh interrupted    killing updates half way leaves every baseline whole
 #   check.sh cache          tileperf cache: the build's result cache counted and pruned
+#   check.sh concurrent     two cold gates at once in one build folder, three times,
+#                           end as a serial run does
+#   check.sh memo           a rerun with nothing changed runs no tool; a changed
+#                           baseline is compared again
 #   check.sh subdirectory   the same project through add_subdirectory(tileperf)
 #   check.sh missing_tools  configured without the toolchain: not run, with the
 #                           reason; a failure when CI is set
@@ -47,8 +51,8 @@ step_install() {
     -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
   grep -q "tileperf_DIR:PATH=$WORK/prefix/" "$build/CMakeCache.txt" ||
     fail "configured against another tileperf than the installed one"
-  [[ $(ctest --test-dir "$build" -N | tail -1) == "Total Tests: 8" ]] ||
-    fail "expected toolchain.probe, run.start, dump.batch.kernels, dump.scale and four perf tests"
+  [[ $(ctest --test-dir "$build" -N | tail -1) == "Total Tests: 9" ]] ||
+    fail "expected toolchain.probe, run.start, dump.batch.kernels, dump.scale, compile.batch and four perf tests"
 }
 
 step_baselines() {
@@ -204,10 +208,10 @@ step_cache() {
   grep -q "kept 4 entries, .*; removed 0 entries" "$WORK/cache.log" || fail "a prune within the limits removed entries: $(cat "$WORK/cache.log")"
   TILEPERF_CACHE_DIR=$cache "$tileperf" cache --max-size 0 >"$WORK/cache.log"
   grep -q "kept 0 entries, 0.0 MB; removed 4 entries" "$WORK/cache.log" || fail "--max-size 0 kept entries: $(cat "$WORK/cache.log")"
+  find "$build/tileperf" -name '*.memo.json' -delete  # else each check reuses its last result
   ctest --test-dir "$build" -L perf -V >"$WORK/last.log" 2>&1 || true
-  grep -q "perf.scale.f16_512.sm_120: [a-z ]* .*(dump" "$WORK/last.log" ||
-    fail "the gate did not run after a prune: $(cat "$WORK/last.log")"
-  grep -q "(cached" "$WORK/last.log" && fail "a check was served from a pruned cache"
+  grep -q "batch: 4 configuration(s): 0 in the cache, 4 compiled" "$WORK/last.log" ||
+    fail "the gate did not compile again after a prune: $(cat "$WORK/last.log")"
   "$tileperf" cache "$cache" | grep -q ": 4 entries" || fail "the gate did not fill the pruned cache again"
 }
 
@@ -218,7 +222,7 @@ step_subdirectory() {
     -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
   quiet cmake --build "$sub" -j "$(nproc)"
   quiet ctest --test-dir "$sub" -L perf
-  [[ $(ctest --test-dir "$sub" -N | tail -1) == "Total Tests: 8" ]] ||
+  [[ $(ctest --test-dir "$sub" -N | tail -1) == "Total Tests: 9" ]] ||
     fail "tileperf's own tests leaked into the consumer"
 }
 
@@ -247,6 +251,60 @@ step_missing_tools() {
   return 0
 }
 
-step=${1:?usage: check.sh install|baselines|measurements|partial|shards|candidate|interrupted|cache|subdirectory|missing_tools}
+# Everything a cold run writes into the build folder, but the configure's.
+cold() { rm -rf "$build/tileperf/cache"; find "$build/tileperf" -mindepth 2 -type f ! -name configs.json -delete; }
+# Each perf test's state and metrics, as a listing of digests.
+outcome() {
+  local f
+  for f in "$build"/tileperf/scale/*.result.json; do
+    printf '%s %s %s\n' "$(basename "$f")" "$(jq -r .state "$f")" \
+      "$(sha256sum <"${f%.result.json}.metrics.json" | cut -c1-64)"
+  done
+}
+
+# Two gates at once in one build folder, cold, three times: both pass, and
+# every test ends as in a serial run, metrics byte for byte; the run that
+# comes second to a test waits for the first and says for whom.
+step_concurrent() {
+  cold
+  quiet ctest --test-dir "$build" -L perf -j2
+  outcome >"$WORK/serial.txt"
+  local trial
+  for trial in 1 2 3; do
+    cold
+    ctest --test-dir "$build" -L perf -j2 -V >"$WORK/a.log" 2>&1 & local a=$!
+    ctest --test-dir "$build" -L perf -j2 -V >"$WORK/b.log" 2>&1 & local b=$!
+    wait "$a" || { cat "$WORK/a.log"; fail "trial $trial: the first gate failed"; }
+    wait "$b" || { cat "$WORK/b.log"; fail "trial $trial: the second gate failed"; }
+    outcome >"$WORK/concurrent.txt"
+    cmp -s "$WORK/serial.txt" "$WORK/concurrent.txt" ||
+      fail "trial $trial: results differ from the serial run: $(diff "$WORK/serial.txt" "$WORK/concurrent.txt")"
+    grep -h "waiting for .* held by pid [0-9]*: " "$WORK/a.log" "$WORK/b.log" >>"$WORK/waits.log" || true
+  done
+  [[ -s $WORK/waits.log ]] || fail "no run ever waited for the other: the test did not run them at once"
+}
+
+# A rerun with nothing changed reuses each check's result (no tool, the
+# same output); a changed baseline makes its check measure again.
+step_memo() {
+  quiet ctest --test-dir "$build" -L perf
+  ctest --test-dir "$build" -L perf -V >"$WORK/first.log" 2>&1 || fail "the gate failed"
+  local before
+  before=$(stat -c '%n %Y.%y' "$build"/tileperf/scale/*.metrics.json)
+  ctest --test-dir "$build" -L perf -V >"$WORK/last.log" 2>&1 || fail "the gate failed"
+  [[ $(stat -c '%n %Y.%y' "$build"/tileperf/scale/*.metrics.json) == "$before" ]] ||
+    fail "a rerun with nothing changed measured again"
+  grep -q "perf.scale.f16_512.sm_120: pass" "$WORK/last.log" || fail "the reused result was not printed"
+  cp "$baselines/f16_512.sm_120.json" "$WORK/kept.json"
+  sed -i 's/"sass.instructions": [0-9]*/"sass.instructions": 1/' "$baselines/f16_512.sm_120.json"
+  local code=0
+  ctest --test-dir "$build" -R '^perf\.scale\.f16_512\.sm_120$' -V >"$WORK/last.log" 2>&1 || code=$?
+  cp "$WORK/kept.json" "$baselines/f16_512.sm_120.json"
+  [[ $code != 0 ]] || fail "a changed baseline was not compared again"
+  grep -q "perf.scale.f16_512.sm_120: regressed" "$WORK/last.log" ||
+    fail "the changed baseline's check did not compare: $(cat "$WORK/last.log")"
+}
+
+step=${1:?usage: check.sh install|baselines|measurements|partial|shards|candidate|interrupted|cache|concurrent|memo|subdirectory|missing_tools}
 "step_$step"
 echo "check.sh $step: ok"

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "cache.h"
+#include "error.h"
+#include "http.h"
+#include "remote_cache.h"
 #include "sha256.h"
 #include "text.h"
 
@@ -180,4 +183,54 @@ BOOST_AUTO_TEST_CASE(a_missing_cache_folder_holds_nothing) {
   auto r = prune_cache((t.path / "absent").string(), {.max_age_seconds = 0, .max_bytes = 0},
                        fs::file_time_type::clock::now());
   BOOST_TEST(r.removed.entries == 0u);
+}
+
+namespace {
+
+// Sets an environment variable for one test case, and removes it after.
+struct Env {
+  Env(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~Env() { ::unsetenv(name_); }
+  const char* name_;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_url_in_a_message_carries_no_credentials) {
+  BOOST_TEST(shown_url("https://ci:s3cret@cache.example.com/tileperf") == "https://cache.example.com/tileperf");
+  BOOST_TEST(shown_url("http://127.0.0.1:8080/a@b") == "http://127.0.0.1:8080/a@b");
+  BOOST_TEST(shown_url("http://cache/x") == "http://cache/x");
+}
+
+BOOST_AUTO_TEST_CASE(the_remote_cache_settings_come_from_the_environment) {
+  {
+    Env url("TILEPERF_CACHE_URL", "http://127.0.0.1:1/cache/");
+    Env token("TILEPERF_CACHE_TOKEN", "t0ken");
+    Env write("TILEPERF_CACHE_WRITE", "1");
+    RemoteSettings s = remote_settings_from_environment();
+    BOOST_TEST(s.url == "http://127.0.0.1:1/cache");
+    BOOST_TEST(s.write);
+    BOOST_TEST(s.http.bearer_token == "t0ken");
+  }
+  BOOST_TEST(remote_settings_from_environment().url.empty());
+  Env url("TILEPERF_CACHE_URL", "ftp://cache");
+  BOOST_CHECK_THROW(remote_settings_from_environment(), UsageError);
+}
+
+BOOST_AUTO_TEST_CASE(a_server_that_does_not_answer_is_a_miss_and_opens_the_breaker) {
+  fs::path dir = fs::temp_directory_path() / ("tileperf-remote-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  RemoteSettings s;
+  s.url = "http://127.0.0.1:9";  // the discard port: nothing listens there
+  s.http.timeout_seconds = 2;
+  RemoteCache remote(s, dir.string());
+  std::string key(64, 'a');
+  BOOST_TEST(!remote.fetch(key));
+  BOOST_TEST(fs::exists(dir / "remote-breaker.read"));
+  auto start = std::chrono::steady_clock::now();
+  BOOST_TEST(!remote.fetch(key));  // not asked again
+  bool quick = std::chrono::steady_clock::now() - start < std::chrono::milliseconds(100);
+  BOOST_TEST(quick);
+  fs::remove_all(dir);
 }

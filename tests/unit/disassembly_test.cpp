@@ -14,35 +14,19 @@
 #include "error.h"
 #include "text.h"
 #include "toolchain.h"
+#include "real_tools.h"
 
 using namespace tileperf;
 namespace fs = std::filesystem;
 
 namespace {
 
-Toolchain toolchain() {
-  Toolchain tc;
-  tc.cuobjdump = TILEPERF_CUOBJDUMP;
-  tc.timeout_seconds = 120;
-  return tc;
-}
+Toolchain toolchain() { return testing::real_toolchain(); }
 
 std::vector<fs::path> cubins() {
   std::vector<fs::path> found;
-  auto add = [&](const fs::path& dir) {
-    for (const auto& e : fs::recursive_directory_iterator(dir)) {
-      if (e.is_regular_file() && e.path().extension() == ".cubin" &&
-          e.path().parent_path().filename() != "broken") {
-        found.push_back(e.path());
-      }
-    }
-  };
-  add(TILEPERF_FIXTURES);  // every release's captured cubins
-  if (const char* dirs = std::getenv("TILEPERF_CUBIN_DIRS")) {
-    for (const auto& dir : split(dirs, ':')) {
-      if (!dir.empty()) add(dir);
-    }
-  }
+  testing::add_cubins(TILEPERF_FIXTURES, found);  // every release's captured cubins
+  for (const auto& dir : testing::extra_cubin_dirs()) testing::add_cubins(dir, found);
   return found;
 }
 

@@ -22,7 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kEntryFormat = "tileperf-cache-entry/1";
 constexpr const char* kKeyFormat = "tileperf-cache-key/1";
 constexpr const char* kSourceToken = "<kernel-folder>";
 
@@ -32,7 +31,7 @@ bool valid_entry(const fs::path& dir, const std::string& key,
                  const std::map<std::string, std::string>& wanted) {
   try {
     auto manifest = nlohmann::json::parse(read_file((dir / "manifest.json").string()));
-    if (manifest.value("format", "") != kEntryFormat || manifest.value("key", "") != key) return false;
+    if (manifest.value("format", "") != kCacheEntryFormat || manifest.value("key", "") != key) return false;
     const auto& files = manifest.at("files");
     for (const auto& [name, dest] : wanted) {
       const auto& f = files.at(name);
@@ -90,11 +89,22 @@ std::string ResultCache::entry_dir(const std::string& key) const {
   return (fs::path(dir_) / "v1" / key.substr(0, 2) / key).string();
 }
 
+std::string ResultCache::frames_dir() const {
+  return enabled() ? (fs::path(dir_) / "nvdisasm-frames").string() : "";
+}
+
+bool ResultCache::pull(const std::string& key) const {
+  auto files = remote_.fetch(key);
+  if (!files) return false;
+  store_local(key, *files);
+  return fs::is_directory(entry_dir(key));
+}
+
 bool ResultCache::fetch(const std::string& key,
                         const std::map<std::string, std::string>& destinations) const {
   if (!enabled()) return false;
   fs::path dir = entry_dir(key);
-  if (!fs::is_directory(dir)) return false;
+  if (!fs::is_directory(dir) && !pull(key)) return false;
   if (!valid_entry(dir, key, destinations)) {
     discard(dir);
     return false;
@@ -111,20 +121,25 @@ bool ResultCache::fetch(const std::string& key,
   return true;
 }
 
+bool ResultCache::has(const std::string& key) const {
+  return enabled() && (fs::is_directory(entry_dir(key)) || pull(key));
+}
+
 void ResultCache::store(const std::string& key, const std::map<std::string, std::string>& files) const {
   if (!enabled()) return;
+  std::map<std::string, std::string> contents;
+  for (const auto& [name, path] : files) contents[name] = read_file(path);
+  store_local(key, contents);
+  remote_.store(key, contents);
+}
+
+void ResultCache::store_local(const std::string& key, const std::map<std::string, std::string>& files) const {
   fs::path final_dir = entry_dir(key);
   if (fs::is_directory(final_dir)) return;
   fs::path tmp = fs::path(dir_) / "v1" / "tmp" / (key + "." + unique_suffix());
   fs::create_directories(tmp);
-  nlohmann::json manifest = {{"format", kEntryFormat}, {"key", key},
-                             {"files", nlohmann::json::object()}};
-  for (const auto& [name, path] : files) {
-    std::string data = read_file(path);
-    write_file_atomic((tmp / name).string(), data, Durability::kRenamed);
-    manifest["files"][name] = {{"bytes", data.size()}, {"sha256", sha256_hex(data)}};
-  }
-  write_file_atomic((tmp / "manifest.json").string(), manifest.dump(2) + "\n", Durability::kRenamed);
+  for (const auto& [name, data] : files) write_file_atomic((tmp / name).string(), data, Durability::kRenamed);
+  write_file_atomic((tmp / "manifest.json").string(), RemoteCache::manifest(key, files), Durability::kRenamed);
   fs::create_directories(final_dir.parent_path());
   std::error_code ec;
   fs::rename(tmp, final_dir, ec);  // another writer may have won: its entry is as good

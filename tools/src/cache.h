@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+#include "remote_cache.h"
+
 namespace tileperf {
 
 // The hash that keys a bytecode: its bytes with every occurrence of the
@@ -31,22 +33,38 @@ std::string cache_key(const std::string& bytecode_identity, const std::string& a
                       const std::map<std::string, std::string>& tool_releases,
                       const std::string& flags);
 
+// With TILEPERF_CACHE_URL set, the folder reads through a remote cache
+// (remote_cache.h): a local miss asks the server, and a stored entry is
+// written back where that is allowed.
 class ResultCache {
  public:
-  explicit ResultCache(std::string dir) : dir_(std::move(dir)) {}  // "": off
+  explicit ResultCache(std::string dir)  // "": off (the remote cache too)
+      : dir_(std::move(dir)), remote_(dir_.empty() ? RemoteSettings{} : remote_settings_from_environment(), dir_) {}
   bool enabled() const { return !dir_.empty(); }
 
   // Copies the entry's files to their destinations (name -> path); false on
   // a miss. A damaged entry is removed first.
   bool fetch(const std::string& key, const std::map<std::string, std::string>& destinations) const;
 
+  // Whether an entry for `key` is there (not whether it is whole: fetch
+  // checks that), after asking the remote cache on a local miss.
+  bool has(const std::string& key) const;
+
   // Stores the files (name -> path) under `key`, unless an entry is there.
   void store(const std::string& key, const std::map<std::string, std::string>& files) const;
 
   std::string entry_dir(const std::string& key) const;
+  // Where the disassembly batch keeps what it learned of nvdisasm's listings.
+  std::string frames_dir() const;
 
  private:
+  // Stores the files (name -> content) under `key` locally, unless an entry is there.
+  void store_local(const std::string& key, const std::map<std::string, std::string>& files) const;
+  // A local miss: the remote cache's entry, stored locally; whether there is one now.
+  bool pull(const std::string& key) const;
+
   std::string dir_;
+  RemoteCache remote_;
 };
 
 // What a cache folder holds: whole entries, their bytes, and leftovers of

@@ -16,6 +16,8 @@
 #include "commands.h"
 #include "baseline.h"
 #include "cache.h"
+#include "check_memo.h"
+#include "compilation.h"
 #include "run_record.h"
 #include "compare.h"
 #include "edits.h"
@@ -26,6 +28,9 @@
 #include "policy.h"
 #include "report.h"
 #include "result.h"
+#include "sha256.h"
+#include "json_input.h"
+#include "lock.h"
 #include "text.h"
 #include "toolchain.h"
 #include "toolchain_record.h"
@@ -36,6 +41,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// How long a check waits for another run's check of the same test: this
+// many tool timeouts.
+constexpr double kLockWaitTimeouts = 5;
 
 struct CheckOptions {
   TestId id;
@@ -70,24 +79,7 @@ bool update_requested() {
 }
 
 // What the dump step recorded: cuTile version, bytecode version, its time.
-nlohmann::json read_dump_info(const CheckOptions& o) {
-  if (!fs::exists(o.bytecode)) {
-    throw InputError(o.bytecode, 0, "bytecode not found: the dump step for this kernel did not run "
-                                    "or failed (see the dump.* test)");
-  }
-  if (!fs::exists(o.dump_info)) throw InputError(o.dump_info, 0, "dump record not found");
-  nlohmann::json dump = parse_json(read_file(o.dump_info), o.dump_info);
-  if (!dump.is_object()) throw InputError(o.dump_info, 0, "the dump record must be a JSON object");
-  for (const char* key : {"source", "cuda_tile", "bytecode_version"}) {
-    if (dump.contains(key) && !dump.at(key).is_string()) {
-      throw InputError(o.dump_info, 0, fmt::format("key '{}' must be a string", key));
-    }
-  }
-  if (dump.contains("seconds") && !dump.at("seconds").is_number()) {
-    throw InputError(o.dump_info, 0, "key 'seconds' must be a number");
-  }
-  return dump;
-}
+nlohmann::json read_dump_info(const CheckOptions& o) { return read_dump_record(o.bytecode, o.dump_info); }
 
 // The dump record's signature: what the configuration exported.
 std::map<std::string, std::string> signature_of(const nlohmann::json& dump, const std::string& file) {
@@ -101,13 +93,6 @@ std::map<std::string, std::string> signature_of(const nlohmann::json& dump, cons
   }
 }
 
-// The kernel file's folder, which the bytecode names: left out of the cache
-// key, so that clones at other paths share entries.
-std::string source_dir(const nlohmann::json& dump) {
-  std::string source = dump.value("source", "");
-  return source.empty() ? "" : fs::path(source).parent_path().string();
-}
-
 // What the tools make of the bytecode: from the result cache when it holds
 // this compilation, else from the tools (and then stored).
 ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann::json& dump,
@@ -116,12 +101,7 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann
   auto artifacts = artifact_paths(o.prefix());
   std::string key;
   if (cache.enabled()) {
-    // The listing comes from nvdisasm run directly, the TileIR from
-    // tileirdisasm: their arguments decide them too.
-    std::string flags = m.flags.dump() + fmt::format(" nvdisasm {} tileirdisasm {}", fmt::join(kNvdisasmArgs, " "),
-                                                     fmt::join(kTileirdisasmArgs, " "));
-    key = cache_key(bytecode_identity(read_file(o.bytecode), source_dir(dump)), o.id.arch,
-                    m.toolchain, flags);
+    key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags});
     if (cache.fetch(key, artifacts)) {
       result.cache = "hit";
       return saved_tool_outputs(o.prefix(), remarks);
@@ -172,13 +152,10 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   }
   Metrics m;
   m.id = o.id;
-  // cuobjdump --dump-sass runs nvdisasm: its release shapes the listing too.
-  for (const auto& [name, tool] : tools.tools) m.toolchain[name] = tool.version;
+  CompileSetup setup = compile_setup(tools, dump, o.id.arch);
+  m.toolchain = std::move(setup.toolchain);
+  m.flags = std::move(setup.flags);
   m.signature = signature_of(dump, o.dump_info);
-  m.toolchain["cuda_tile"] = dump.value("cuda_tile", "unknown");
-  m.toolchain["bytecode"] = dump.value("bytecode_version", "unknown");
-  m.flags["tileiras"] = tileiras_flags(o.id.arch);
-  m.flags["cuobjdump"] = {std::begin(kSassArgs)[0], std::begin(kResUsageArgs)[0]};
   m.generator = std::string("tileperf ") + TILEPERF_VERSION;
 
   fs::create_directories(o.work_dir);
@@ -369,22 +346,27 @@ std::string timing_text(const TestResult& r) {
   return out;
 }
 
-void finish(const CheckOptions& o, TestResult& result, const std::string& report,
-            bool print_message = true) {
+// Writes the result and prints its lines; returns what it printed.
+std::string finish(const CheckOptions& o, TestResult& result, const std::string& report,
+                   bool print_message = true) {
   write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n", Durability::kRenamed);
   std::string timing = timing_text(result);
-  fmt::print("{}: {}{}{}\n", result.id.name(), state_name(result.state), format_key_metrics(result.key_metrics),
-             timing.empty() ? "" : " (" + timing + ")");
-  if (!result.launch.empty()) fmt::print("  launch: {}\n", result.launch);
-  if (print_message && !result.message.empty()) fmt::print("  {}\n", result.message);
-  fmt::print("{}", report);
-  for (const auto& note : result.notes) fmt::print("  note: {}\n", note);
+  std::string out = fmt::format("{}: {}{}{}\n", result.id.name(), state_name(result.state),
+                                format_key_metrics(result.key_metrics), timing.empty() ? "" : " (" + timing + ")");
+  if (!result.launch.empty()) out += fmt::format("  launch: {}\n", result.launch);
+  if (print_message && !result.message.empty()) out += fmt::format("  {}\n", result.message);
+  out += report;
+  for (const auto& note : result.notes) out += fmt::format("  note: {}\n", note);
+  fmt::print("{}", out);
+  return out;
 }
 
 // The exit code of a self-test: 0 when the edit did what its patch says.
-int judged(const EditExpectation& edit, const TestResult& result) {
+int judged(const EditExpectation& edit, const TestResult& result, std::string* printed = nullptr) {
   EditVerdict v = judge_edit(edit, &result);
-  fmt::print("{} check: {}\n", kind_name(edit.kind), v.text);
+  std::string line = fmt::format("{} check: {}\n", kind_name(edit.kind), v.text);
+  fmt::print("{}", line);
+  if (printed) *printed += line;
   return v.as_expected ? kExitOk : kExitRegression;
 }
 
@@ -408,6 +390,56 @@ int check(CheckOptions& o, TestResult& result, std::string& report) {
                       : compare_with_baseline(o, policy, current, seen, result, report);
   if (o.measurements) report += format_measurements(current, policy);
   return code;
+}
+
+// What decides a check's result, for its memo (see check_memo.h). The tools
+// are checked unchanged on disk first: a tool changed since the probe fails
+// the check whatever the memo says.
+// nullopt when that cannot be told: the check then runs and says why.
+std::optional<std::string> check_fingerprint(const CheckOptions& o, const Args& args) {
+  try {
+    if (!o.toolchain_file.empty()) require_unchanged(read_toolchain_record(o.toolchain_file), o.toolchain_file);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  MemoInputs in;
+  in.args = args;
+  in.args.push_back("cache: " + o.cache_dir);  // what it prints says whether it was a hit
+  if (o.toolchain_file.empty()) in.tools = {o.tc.tileiras, o.tc.tileirdisasm(), o.tc.cuobjdump, o.tc.nvdisasm()};
+  in.files = {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest};
+  in.folders = {o.checks};
+  std::error_code ec;
+  if (fs::is_regular_file(o.dump_info, ec)) {
+    try {
+      in.files.push_back(parse_json(read_file(o.dump_info), o.dump_info).value("source", ""));
+    } catch (const std::exception&) {
+      // A damaged record fails the check itself, which then runs.
+    }
+  }
+  return memo_fingerprint(in);
+}
+
+// The exit code of the last run of this check, reprinted and its result
+// stamped with this run, when nothing it depends on changed since.
+std::optional<int> reuse_check(const std::string& prefix, const std::string& fingerprint,
+                               const std::string& run_file) {
+  auto memo = reusable_memo(prefix + ".memo.json", fingerprint, prefix + ".metrics.json");
+  if (!memo) return std::nullopt;
+  nlohmann::json result = memo->result;
+  result.erase("run");
+  if (auto run = run_file.empty() ? std::nullopt : read_run_id(run_file)) result["run"] = *run;
+  write_file_atomic(prefix + ".result.json", result.dump(2) + "\n", Durability::kRenamed);
+  fmt::print("{}", memo->output);
+  return memo->exit_code;
+}
+
+void remember_check(const std::string& prefix, const std::string& fingerprint, int code,
+                    const std::string& printed, nlohmann::json result) {
+  std::error_code ec;
+  std::string metrics = prefix + ".metrics.json";
+  if (!fs::is_regular_file(metrics, ec)) return;
+  result.erase("run");
+  save_memo(prefix + ".memo.json", Memo{fingerprint, code, printed, std::move(result), sha256_hex(read_file(metrics))});
 }
 
 }  // namespace
@@ -476,6 +508,15 @@ int run_check(const Args& args) {
     o.update = false;  // a self-test never rewrites a real baseline
   }
 
+  // Another run of this test in this build folder (a second ctest) goes
+  // first; this one then reuses what it measured.
+  with_io_errors([&] { fs::create_directories(o.work_dir); });
+  FileLock lock(o.prefix() + ".lock", "tileperf check " + o.id.name(), kLockWaitTimeouts * o.tc.timeout_seconds);
+  std::optional<std::string> fingerprint;
+  if (!o.update) {
+    fingerprint = check_fingerprint(o, args);
+    if (auto code = fingerprint ? reuse_check(o.prefix(), *fingerprint, o.run_file) : std::nullopt) return *code;
+  }
   TestResult result;
   result.id = o.id;
   if (!o.run_file.empty()) result.run = read_run_id(o.run_file).value_or("");
@@ -484,7 +525,7 @@ int run_check(const Args& args) {
   std::error_code ignored;
   fs::remove(o.prefix() + ".result.json", ignored);
   try {
-    result.exit_code = check(o, result, report);
+    result.exit_code = with_io_errors([&] { return check(o, result, report); });
   } catch (const Error& e) {
     bool must_run = e.code() == kExitSkipped && (o.require_run || every_test_must_run());
     int code = must_run ? kExitNotRun : e.code();
@@ -493,7 +534,11 @@ int run_check(const Args& args) {
     result.message = e.what();
     if (must_run) result.message += " (every test must run here: CI is set or --require-run was given)";
     fs::create_directories(o.work_dir, ignored);
-    finish(o, result, report, /*print_message=*/false);
+    try {
+      finish(o, result, report, /*print_message=*/false);
+    } catch (const Error&) {
+      // The result cannot be written (a full disk, say): the error itself is reported.
+    }
     if (must_run) {
       fmt::print("tileperf: not run: {}\n", result.message);
       return edit ? judged(*edit, result) : code;
@@ -502,8 +547,10 @@ int run_check(const Args& args) {
     fmt::print("{}\n", format_error(e));
     return judged(*edit, result);
   }
-  finish(o, result, report);
-  return edit ? judged(*edit, result) : result.exit_code;
+  std::string printed = finish(o, result, report);
+  int code = edit ? judged(*edit, result, &printed) : result.exit_code;
+  if (fingerprint) remember_check(o.prefix(), *fingerprint, code, printed, to_json(result));
+  return code;
 }
 
 }  // namespace tileperf

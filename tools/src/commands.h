@@ -28,6 +28,8 @@ int run_progress(const Args& args);
 int run_cache(const Args& args);
 int run_history(const Args& args);
 int run_bisect(const Args& args);
+int run_batch(const Args& args);
+int run_dump(const Args& args);
 
 // Parses `args` with `app`; --help prints usage and returns true (caller
 // exits 0); bad arguments throw UsageError.

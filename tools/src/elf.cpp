@@ -58,6 +58,8 @@ ElfFile parse_elf(const std::string& data, const std::string& filename) {
 
   ElfFile elf;
   elf.file_size = data.size();
+  elf.flags = r.read<std::uint32_t>(0x30, "e_flags");
+  elf.abi = static_cast<std::uint16_t>(static_cast<unsigned char>(data[7]) << 8 | static_cast<unsigned char>(data[8]));
   auto phoff = r.read<std::uint64_t>(0x20, "e_phoff");
   auto shoff = r.read<std::uint64_t>(0x28, "e_shoff");
   auto ehsize = r.read<std::uint16_t>(0x34, "e_ehsize");

@@ -25,6 +25,8 @@ struct ElfSection {
 
 struct ElfFile {
   std::uint64_t file_size = 0;
+  std::uint32_t flags = 0;                 // e_flags: the architecture and its variant
+  std::uint16_t abi = 0;                   // EI_OSABI << 8 | EI_ABIVERSION
   std::uint64_t header_bytes = 0;          // ELF header + program header table
   std::uint64_t section_header_size = 0;   // bytes per section header entry
   std::vector<ElfSection> sections;

@@ -5,6 +5,7 @@
 // offending input line where there is one.
 #pragma once
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +23,7 @@ enum ExitCode : int {
   kExitSignatureChanged = 7,  // baseline of another export (dtypes, constraints, hints)
   kExitNotRun = 8,      // a test that could not run where every test must (CI)
   kExitIncomplete = 9,  // report: fewer results than --expect (a shard uploaded nothing)
+  kExitIo = 10,         // the file system refused: disk full, permission denied, read-only
   kExitSkipped = 77,    // tool or architecture unavailable (CTest: Not Run)
 };
 
@@ -67,6 +69,37 @@ class SkipError : public Error {
  public:
   explicit SkipError(const std::string& message) : Error(kExitSkipped, message) {}
 };
+
+// The file system refused to read or write `path` (disk full, quota,
+// permission denied, read-only, a device error): no fault of the input.
+// Message: "PATH: cannot write: No space left on device".
+class IoError : public Error {
+ public:
+  IoError(const std::string& path, int errno_value, const std::string& verb);
+};
+
+// Whether an errno stands for the file system refusing (IoError) rather than
+// for input that is missing or malformed.
+bool is_io_failure(int errno_value);
+
+// An IoError for `errno_value` when it is such a refusal, else the
+// InputError "PATH: VERB: reason"; thrown.
+[[noreturn]] void throw_file_error(const std::string& path, int errno_value, const std::string& verb);
+
+// The IoError of a std::filesystem refusal (is_io_failure of its code).
+IoError io_error(const std::filesystem::filesystem_error& e);
+
+// Runs `f`; a std::filesystem refusal it throws becomes an IoError, so that
+// it ends in the state of its own rather than as an internal error.
+template <typename F>
+decltype(auto) with_io_errors(F&& f) {
+  try {
+    return f();
+  } catch (const std::filesystem::filesystem_error& e) {
+    if (!is_io_failure(e.code().value())) throw;
+    throw io_error(e);
+  }
+}
 
 // Formats an error for the terminal, including the offending line.
 std::string format_error(const std::exception& e);

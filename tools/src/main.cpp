@@ -1,6 +1,7 @@
 // tileperf: a deterministic performance-regression gate for cuTile kernels.
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -36,6 +37,8 @@ const Subcommand kSubcommands[] = {
     {"progress", "one line per finished test of ctest's output, with [n/N], state and key metrics", run_progress},
     {"run-start", "write the record of a new run, which each check of the run stamps", run_run_start},
     {"cache", "what a result cache holds; prune it to the entries recent runs used", run_cache},
+    {"batch", "compile and disassemble a run's perf tests ahead of their checks, into the cache", run_batch},
+    {"dump", "the command of a dump test: done when this run's dump batch found it current", run_dump},
     {"preview", "a toolchain bump as one review: what the new toolchain moves, per verdict and metric",
      run_preview},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
@@ -52,7 +55,7 @@ void print_help() {
   std::cout << "\n'tileperf <subcommand> --help' describes its options.\n"
                "exit codes: 0 ok, 1 internal error, 2 bad usage or input, 3 regression,\n"
                "4 toolchain failure, 5 no baseline yet, 6 toolchain changed, 7 signature changed,\n"
-               "8 not run where every test must run, 77 skipped\n";
+               "8 not run where every test must run, 10 I/O failure, 77 skipped\n";
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -118,6 +121,14 @@ int main(int argc, char** argv) {
   } catch (const tileperf::Error& e) {
     std::cerr << tileperf::format_error(e);
     return e.code();
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A folder that could not be made or listed: the file system's refusal.
+    if (tileperf::is_io_failure(e.code().value())) {
+      std::cerr << tileperf::format_error(tileperf::io_error(e));
+      return tileperf::kExitIo;
+    }
+    std::cerr << "tileperf: internal error: " << e.what() << "\n";
+    return tileperf::kExitInternal;
   } catch (const std::exception& e) {
     std::cerr << "tileperf: internal error: " << e.what() << "\n";
     return tileperf::kExitInternal;

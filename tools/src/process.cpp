@@ -130,8 +130,10 @@ void kill_own_group(int) { ::kill(0, SIGKILL); }
 // ends as the tool ended. Should tileperf die, even by SIGKILL, the kernel
 // sends it SIGUSR1 (PR_SET_PDEATHSIG) and it kills the whole group: the tool
 // and whatever the tool started. Forwarded signals are the tool's to handle.
-[[noreturn]] void lead_group(pid_t parent, int in, int out, int err, int report, char** argv, char** envp) {
+[[noreturn]] void lead_group(pid_t parent, int in, int out, int err, int report, char** argv, char** envp,
+                             const char* dir) {
   ::setpgid(0, 0);
+  if (*dir && ::chdir(dir) != 0) ::_exit(127);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -241,7 +243,10 @@ pid_t start_tool(const std::vector<std::string>& argv, const ProcessOptions& opt
     if (in >= 0) ::close(in);
     throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(e)));
   }
-  if (pid == 0) lead_group(parent, in, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data());
+  if (pid == 0) {
+    lead_group(parent, in, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data(),
+               options.working_dir.c_str());
+  }
   if (in >= 0) ::close(in);
   ::setpgid(pid, pid);
   out.close_end(1);

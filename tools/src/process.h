@@ -24,6 +24,7 @@ struct ProcessOptions {
   std::vector<std::string> unset_env;               // variables removed for the child
   std::map<std::string, std::string> set_env;       // variables set for the child
   std::string input_file;  // the child's standard input ("": tileperf's own)
+  std::string working_dir;                          // "": this process's
 };
 
 struct ProcessResult {

@@ -21,6 +21,7 @@ std::string esc(const std::string& s) { return html_escape(s); }
 std::string state_class(const std::string& state) {
   std::string s = state;
   std::replace(s.begin(), s.end(), ' ', '-');
+  std::replace(s.begin(), s.end(), '/', '-');  // "I/O failure"
   return "state-" + s;
 }
 

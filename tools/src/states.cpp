@@ -12,6 +12,7 @@ const std::vector<StateInfo>& all_states() {
       {State::kSignatureChanged, "signature changed", kExitSignatureChanged, true},
       {State::kToolchainFailure, "toolchain failure", kExitToolchain, true},
       {State::kBadInput, "bad input", kExitBadInput, true},
+      {State::kIoFailure, "I/O failure", kExitIo, true},
       {State::kError, "error", kExitInternal, true},
       {State::kNotRun, "not run", kExitNotRun, true},
       {State::kStale, "stale", kExitRegression, true},
@@ -49,6 +50,7 @@ State state_for_exit(int code) {
     case kExitToolchainChanged: return State::kToolchainChanged;
     case kExitSignatureChanged: return State::kSignatureChanged;
     case kExitNotRun: return State::kNotRun;
+    case kExitIo: return State::kIoFailure;
     case kExitSkipped: return State::kSkipped;
     default: return State::kError;
   }

@@ -14,6 +14,7 @@ enum class State {
   kSignatureChanged,  // the configuration exports another kernel than the baseline's
   kToolchainFailure,  // a tool crashed, hung or failed
   kBadInput,          // malformed input or usage
+  kIoFailure,         // the file system refused a read or write (disk full, permissions, read-only)
   kError,             // tileperf's own failure
   kNotRun,            // could not run where every test must (CI)
   kStale,             // improved, in strict mode

@@ -27,7 +27,7 @@ void write_all(int fd, const std::string& content, const std::string& path) {
   while (done < content.size()) {
     ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InputError(path, 0, std::string("cannot write: ") + std::strerror(errno));
+    if (n < 0) throw_file_error(path, errno, "cannot write");
     done += static_cast<std::size_t>(n);
   }
 }
@@ -108,7 +108,7 @@ std::string read_file(const std::string& path) {
     throw InputError(path, 0, "is a directory, not a file");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, std::string("cannot read: ") + std::strerror(errno));
+  if (!in) throw_file_error(path, errno, "cannot read");
   std::string out;
   char buf[65536];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
@@ -128,10 +128,10 @@ void write_file_atomic(const std::string& path, const std::string& content, Dura
   remove_stale_temporaries(target);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(tmp, 0, std::string("cannot create: ") + std::strerror(errno));
+  if (fd < 0) throw_file_error(tmp, errno, "cannot create");
   try {
     write_all(fd, content, tmp);
-    if (durability == Durability::kSynced && ::fsync(fd) != 0) throw InputError(tmp, 0, std::string("cannot sync: ") + std::strerror(errno));
+    if (durability == Durability::kSynced && ::fsync(fd) != 0) throw_file_error(tmp, errno, "cannot sync");
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -141,7 +141,7 @@ void write_file_atomic(const std::string& path, const std::string& content, Dura
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    throw InputError(path, 0, std::string("cannot replace: ") + std::strerror(err));
+    throw_file_error(path, err, "cannot replace");
   }
 }
 

@@ -1,6 +1,9 @@
 #include "toolchain.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -91,6 +94,13 @@ std::string tail(std::string_view text, std::size_t max_lines = 20) {
   return out;
 }
 
+// Whether the file system `path` would be written to has no block left.
+bool device_full(const std::string& path) {
+  struct statvfs st {};
+  std::string dir = fs::path(path).parent_path().string();
+  return ::statvfs(dir.empty() ? "." : dir.c_str(), &st) == 0 && st.f_bavail == 0;
+}
+
 void require_file(const std::string& path, const char* tool) {
   if (!fs::exists(path)) throw SkipError(fmt::format("{} not found at '{}'", tool, path));
 }
@@ -178,6 +188,8 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
   std::string said = r.err + r.out;
   std::string what = fmt::format("tileiras failed to compile {} for {}", bytecode, arch);
   if (!r.ok()) {
+    // A full disk is the file system's failure, not the compiler's.
+    if (device_full(cubin)) throw IoError(cubin, ENOSPC, "tileiras cannot write");
     std::string first = first_error_line(said);
     throw ToolError(fmt::format("{} ({}){}{}", what, r.describe(), first.empty() ? "" : ": ",
                                 first.empty() ? tail(said) : first));
@@ -239,6 +251,22 @@ std::string run_disassembler(const Toolchain& tc, const std::string& cubin) {
   }
   std::string target = r.out.substr(kTarget.size(), end - kTarget.size());
   return "\n\tcode for " + target + "\n" + r.out;
+}
+
+std::string run_nvdisasm_raw(const Toolchain& tc, const std::string& raw_arch, const std::string& file) {
+  check_timeout(tc);
+  std::string tool = tc.nvdisasm();
+  require_file(tool, "nvdisasm");
+  std::vector<std::string> argv = {tool, "-b", raw_arch};
+  for (const char* arg : kNvdisasmArgs) {
+    if (std::string_view(arg) != "-pb") argv.push_back(arg);
+  }
+  argv.push_back(file);
+  auto r = run_process(argv, tool_environment(tc, tool));
+  if (std::string failure = tool_failure(r, r.err, true); !failure.empty()) {
+    throw ToolError(fmt::format("nvdisasm -b {} {} failed {}", raw_arch, file, failure));
+  }
+  return r.out;
 }
 
 std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,

@@ -61,6 +61,11 @@ inline const char* const kTileirdisasmArgs[] = {"-g"};
 std::string run_disassembler(const Toolchain& tc, const std::string& cubin);
 inline const char* const kNvdisasmArgs[] = {"-ndf", "-pb", "-hex", "-novliw"};
 
+// nvdisasm's raw mode over a file of instruction bytes for `raw_arch`
+// ("SM90a"): the listing, with the arguments of run_disassembler but -pb
+// (which only adds a heading in raw mode). See disasm_batch.h.
+std::string run_nvdisasm_raw(const Toolchain& tc, const std::string& raw_arch, const std::string& file);
+
 // Runs cuobjdump with `args` on `cubin` and returns its standard output.
 std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
                           const std::string& cubin);

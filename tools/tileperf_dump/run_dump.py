@@ -14,7 +14,7 @@ unchanged the export is skipped, in a fraction of the time: this script
 imports neither cuTile nor pytest before it knows it has work to do. Delete
 the stamp (or the output) to force an export.
 
-    python tools/tileperf_dump/run_dump.py --batch BATCH.json [--jobs N]
+    python tools/tileperf_dump/run_dump.py --batch BATCH.json [--jobs N] [--run-file RUN.json]
 
 exports, ahead of the per-file dump tests, every kernel file a batch file
 lists (written at configure time: the dump tests that share one Python and
@@ -27,7 +27,9 @@ failed is left to its dump test, which repeats it alone and reports why:
 the batch fails only when it cannot run at all (an unreadable batch file).
 With fewer than BATCH_MIN_FILES stale files (one kernel edited) the batch
 exports nothing: their dump tests do it, while every other kernel's tests
-start at once.
+start at once. With --run-file, each stamp the batch found current or
+exported gets <stamp>.current naming the run; the dump test's command
+(`tileperf dump`) then ends at once without starting Python.
 
 This file imports tileperf_dump (which imports cuTile) only once it knows it
 has work to do.
@@ -50,6 +52,9 @@ BATCH_FORMAT = "tileperf-dump-batch/1"
 # Below this many stale files the batch exports nothing: each costs its dump
 # test one Python start, and the tests of current files need not wait.
 BATCH_MIN_FILES = 3
+# Seconds an export waits for another run's export of the same folder.
+LOCK_WAIT = 600
+EXIT_IO = 10  # tileperf's exit code of an I/O failure
 
 
 def _sha256(path: Path) -> str | None:
@@ -158,6 +163,37 @@ def _option(pytest_args: list[str], name: str) -> str | None:
     return None
 
 
+def _lock(out_dir: Path, what: str):
+    """An exclusive lock on OUT/dump.lock, so that two runs in one build folder
+    never export into it at once; the file, held open, and whether it waited.
+    The kernel releases it when this process ends, however it ends."""
+    import fcntl
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "dump.lock"
+    f = open(path, "a+")
+    waited = False
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "another process"
+            if not waited:
+                print(f"run_dump.py: waiting for {path} held by {holder} (another run in this build "
+                      f"folder), up to {LOCK_WAIT} s", flush=True)
+                waited = True
+            if time.monotonic() > deadline:
+                print(f"run_dump.py: error: {path}: still held by {holder} after {LOCK_WAIT} s", file=sys.stderr)
+                sys.exit(EXIT_IO)
+            time.sleep(0.05)
+    f.truncate(0)
+    f.write(f"pid {os.getpid()}: {what}\n")
+    f.flush()
+    return f, waited
+
+
 def _export(stamp: Path, pytest_args: list[str], why: str | None = None) -> int:
     """The dump step of one kernel file: pytest unless the stamp is current
     (`why`: the batch found it stale already, and why)."""
@@ -167,7 +203,8 @@ def _export(stamp: Path, pytest_args: list[str], why: str | None = None) -> int:
         return 2
     out_dir = Path(out)
     context = _context(pytest_args)
-    if why is None:
+    lock, waited = _lock(out_dir, f"run_dump.py export into {out_dir}")
+    if why is None or waited:  # another run may have exported it meanwhile
         fresh, why = _up_to_date(stamp, context)
         if fresh:
             print(f"dump up to date ({stamp}): nothing that decides the bytecode changed")
@@ -222,14 +259,40 @@ def _tail(path: Path, lines: int = 15) -> str:
         return "(no output)"
 
 
-def _batch(path: Path, jobs: int) -> int:
+def _run_id(run_file: Path | None) -> str | None:
+    try:
+        return json.loads(run_file.read_text()).get("run") if run_file else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _mark_current(stamp: Path, run: str | None) -> None:
+    """<stamp>.current: this run's batch found the stamp current, so that the
+    dump test (`tileperf dump`) need not start Python to find it again."""
+    marker = stamp.with_name(stamp.name + ".current")
+    digest = _sha256(stamp)
+    if run is None or digest is None:
+        marker.unlink(missing_ok=True)
+        return
+    fd, tmp = tempfile.mkstemp(dir=stamp.parent, prefix=marker.name + ".tmp.")
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps({"run": run, "stamp_sha256": digest}) + "\n")
+    os.replace(tmp, marker)
+
+
+def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
     entries = _read_batch(path)
+    run = _run_id(run_file)
     stale = []  # (entry, why its stamp is not current)
     for e in entries:
         args = e["pytest_args"]
         out = _option(args, "--tileperf-out")
         fresh, why = _up_to_date(Path(e["stamp"]), _context(args)) if out else (False, "no --tileperf-out")
-        if not fresh:
+        stamp = Path(e["stamp"])
+        if fresh:
+            _mark_current(stamp, run)
+        else:
+            stamp.with_name(stamp.name + ".current").unlink(missing_ok=True)
             stale.append((e, why))
     print(f"{len(entries)} kernel file(s), {len(entries) - len(stale)} up to date, "
           f"{len(stale)} to export")
@@ -256,6 +319,7 @@ def _batch(path: Path, jobs: int) -> int:
         code = os.waitstatus_to_exitcode(status)
         if code == 0:
             print(f"  {entry['test']}: exported in {time.monotonic() - started:.2f} s")
+            _mark_current(Path(entry["stamp"]), run)
         else:
             failed += 1
             print(f"  {entry['test']}: failed (exit {code}); the test repeats it alone and "
@@ -296,6 +360,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--stamp", type=Path)
     parser.add_argument("--batch", type=Path)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--run-file", type=Path, help="the run record: marks the stamps found current")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
@@ -304,7 +369,7 @@ def main(argv: list[str]) -> int:
             parser.error("--batch takes no --stamp and no pytest arguments")
         if args.jobs < 1:
             parser.error("--jobs must be at least 1")
-        return _batch(args.batch, args.jobs)
+        return _batch(args.batch, args.jobs, args.run_file)
     if not args.stamp:
         parser.error("give --stamp and pytest arguments, or --batch")
     _leave_own_folder()

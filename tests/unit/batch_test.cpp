@@ -1,0 +1,78 @@
+// The compile batch's list, its worker processes, and the ctest selection
+// it compiles for.
+#define BOOST_TEST_MODULE batch
+#include <boost/test/unit_test.hpp>
+
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "compile_batch.h"
+#include "ctest_selection.h"
+#include "error.h"
+#include "states.h"
+
+using namespace tileperf;
+
+BOOST_AUTO_TEST_CASE(a_batch_list_is_read_and_a_bad_one_is_refused) {
+  auto entries = read_batch_list(R"({"format": "tileperf-compile-batch/1", "entries": [
+    {"test": "perf.k.a.sm_90", "arch": "sm_90", "bytecode": "/b/a.tileirbc", "dump_info": "/b/a.tileirbc.json"}]})",
+                                 "list.json");
+  BOOST_REQUIRE_EQUAL(entries.size(), 1u);
+  BOOST_TEST(entries[0].test == "perf.k.a.sm_90");
+  BOOST_TEST(entries[0].dump_info == "/b/a.tileirbc.json");
+  BOOST_CHECK_EXCEPTION(read_batch_list(R"({"format": "x", "entries": []})", "list.json"), InputError,
+                        [](const InputError& e) {
+                          return std::string(e.what()) == "list.json: not a tileperf-compile-batch/1 list";
+                        });
+  BOOST_CHECK_EXCEPTION(
+      read_batch_list(R"({"format": "tileperf-compile-batch/1", "entries": [{"test": "t"}]})", "list.json"),
+      InputError, [](const InputError& e) {
+        return std::string(e.what()) == "list.json: each entry needs a string 'arch'";
+      });
+}
+
+namespace {
+
+void count(std::size_t i, void* context) {
+  auto* seen = static_cast<std::atomic<unsigned>*>(context);
+  seen[i].fetch_add(1);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_job_runs_once_in_the_worker_processes) {
+  constexpr std::size_t kJobs = 50;
+  void* shared = ::mmap(nullptr, sizeof(std::atomic<unsigned>) * kJobs, PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  BOOST_REQUIRE(shared != MAP_FAILED);
+  auto* seen = new (shared) std::atomic<unsigned>[kJobs]();
+  run_forked(kJobs, 3, count, seen);
+  for (std::size_t i = 0; i < kJobs; ++i) BOOST_TEST(seen[i].load() == 1u);
+  ::munmap(shared, sizeof(std::atomic<unsigned>) * kJobs);
+}
+
+BOOST_AUTO_TEST_CASE(the_selection_keeps_what_selects_and_drops_what_runs_or_reports) {
+  std::vector<std::string> argv = {"ctest", "--test-dir", "build", "-L", "perf", "-j2", "-I", "2,,4",
+                                   "--output-junit", "j.xml", "-R", "^perf\\.", "-V", "-T", "Test", "--preset=perf"};
+  std::vector<std::string> expected = {"-L", "perf", "-I", "2,,4", "-R", "^perf\\.", "--preset=perf",
+                                       "--show-only=json-v1"};
+  BOOST_TEST(show_only_arguments(argv) == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(an_io_failure_has_a_state_and_exit_code_of_its_own) {
+  BOOST_TEST(state_name(state_for_exit(kExitIo)) == std::string("I/O failure"));
+  BOOST_TEST(state_info(State::kIoFailure).exit_code == 10);
+  for (const auto& s : all_states()) {
+    if (s.state != State::kIoFailure) BOOST_TEST(s.exit_code != 10);
+  }
+  try {
+    throw_file_error("/full/x", ENOSPC, "cannot write");
+  } catch (const IoError& e) {
+    BOOST_TEST(std::string(e.what()) == "/full/x: cannot write: No space left on device");
+  }
+  BOOST_CHECK_THROW(throw_file_error("/none", ENOENT, "cannot read"), InputError);
+}
