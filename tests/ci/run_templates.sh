@@ -115,6 +115,8 @@ check_report() {
   grep -q '^<details><summary><b>regressed</b> <code>perf.scale.f16_512.sm_90</code>: sass.instructions \([0-9]*\) -> 9\1 ' \
     "$ws/report.md" || fail "the report does not show the baseline the branch changed: $(head -20 "$ws/report.md")"
   [[ -s $ws/report.html ]] || fail "no HTML report"
+  grep -q '"format": "tileperf-history/1"' "$ws/history.json" ||
+    fail "the report job read no history of the baselines (for their drift): $(cat "$ws/history.err" 2>/dev/null)"
   grep -q '0123abcd' "$ws/report.md" || fail "the report does not name the commit"
   grep -q 'pipelines/777\|actions/runs/4242' "$ws/report.md" || fail "the report does not link the run"
   cmp -s "$ws/tileperf-base/baselines/scale/f16_512.sm_90.json" <(git -C "$origin" show main:baselines/scale/f16_512.sm_90.json) ||

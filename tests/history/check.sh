@@ -215,6 +215,15 @@ step_history() {
   "$tileperf" summary "$build/tileperf" --history "$WORK/history.json" >"$WORK/summary.txt"
   grep -A3 "^perf.poly.f32_1024.sm_120 " "$WORK/summary.txt" | grep -q "^    drift: sass.instructions [0-9]* -> [0-9]* .* from $(short c1) to $(short c7)" ||
     fail "the summary does not name the drift: $(cat "$WORK/summary.txt")"
+  # So does the merge-request report, in Markdown and HTML.
+  "$tileperf" report "$build/tileperf" --history "$WORK/history.json" --markdown "$WORK/report.md" \
+    --html "$WORK/report.html" || fail "report --history failed"
+  grep -q "^### Drift over the baselines' history: [1-9][0-9]* run(s)$" "$WORK/report.md" ||
+    fail "the Markdown report has no drift section: $(cat "$WORK/report.md")"
+  grep -q "^- \`perf.poly.f32_1024.sm_120\`: sass.instructions [0-9]* -> [0-9]* .* from $(short c1) to $(short c7)" \
+    "$WORK/report.md" || fail "the Markdown report does not name the drift: $(cat "$WORK/report.md")"
+  grep -q "<section id=\"drift\">" "$WORK/report.html" && grep -q "<td>perf.poly.f32_1024.sm_120</td><td>sass.instructions" \
+    "$WORK/report.html" || fail "the HTML report does not show the drift"
   # A range: the state at c4 is where it starts.
   "$tileperf" history "$(sha c4)..HEAD" --test poly --metric sass.instructions >"$WORK/range.txt"
   grep -q "^    $(short c4) [0-9-]* *[0-9]* .*start" "$WORK/range.txt" || fail "a range does not start at its base: $(cat "$WORK/range.txt")"

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "error.h"
+#include "history_report.h"
 #include "report_formats.h"
 #include "report_view.h"
 #include "result.h"
@@ -27,6 +28,7 @@ int run_report(const Args& args) {
   bool all_runs = false;
   ReviewInputs review_in;
   std::size_t expect = 0;
+  std::string history;
   app.add_option("dirs", dirs, "folders holding result files")->required();
   app.add_option("--json", json, "write the merged report as JSON");
   app.add_option("--markdown", markdown, "write Markdown for a merge-request comment");
@@ -49,6 +51,9 @@ int run_report(const Args& args) {
   app.add_option("--expect", expect,
                  "the number of results the run must have (every perf test): fewer, and the report says "
                  "which are missing and the command exits 9");
+  app.add_option("--history", history,
+                 "the --json of tileperf history: the drift of the reported tests' metrics, after the tests "
+                 "that need a look");
   app.add_flag("--all-runs", all_runs,
                "include results that earlier runs left behind (flagged), which are left out by default");
   app.footer("A test found in two folders is an error: shards must not overlap.");
@@ -57,6 +62,7 @@ int run_report(const Args& args) {
   auto results = collect_results(dirs);
   ReportView view = make_report_view(results, all_runs);
   view.expected = expect;
+  if (!history.empty()) view.drifts = read_drift_notes(history);
   std::optional<ReviewView> review;
   if (!review_in.base_baselines.empty()) {
     review.emplace(make_review_view(make_review(results, review_in)));

@@ -160,6 +160,13 @@ std::string report_markdown(const ReportView& view, const MarkdownOptions& optio
   };
   auto brief = [](const Block& b) { return fmt::format("{}- {}\n", b.heading, b.summary); };
 
+  if (auto drift = view.drift_lines(); !drift.empty()) {
+    // After the tests that need a look: slow moves the gate passed one step at a time.
+    std::string lines;
+    for (const auto& [test, note] : drift) lines += fmt::format("- `{}`: {}\n", test, note);
+    blocks.push_back({fmt::format("### Drift over the baselines' history: {} run(s)\n\n", drift.size()),
+                      "each accepted step within its limit, their sum past it", lines});
+  }
   std::string body;
   for (const auto& b : blocks) body += full(b);
   if (head.size() + body.size() + all.size() <= options.max_chars) return head + body + all;

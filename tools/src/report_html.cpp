@@ -298,6 +298,19 @@ std::string by_arch_section(const ReportView& view) {
   return out + "</section>\n";
 }
 
+// Drift of the shown tests (report --history), one row per run.
+std::string drift_section(const ReportView& view) {
+  auto drift = view.drift_lines();
+  if (drift.empty()) return "";
+  std::string rows;
+  for (const auto& [test, note] : drift) rows += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(test), esc(note));
+  return fmt::format("<section id=\"drift\">\n<h2>Drift over the baselines' history: {} run(s)</h2>\n"
+                     "<p>Each accepted step within its limit, their sum past it.</p>\n"
+                     "<table>\n<thead><tr><th>test</th><th>drift</th></tr></thead>\n<tbody>\n{}</tbody>\n</table>\n"
+                     "</section>\n",
+                     drift.size(), rows);
+}
+
 }  // namespace
 
 std::string report_html(const ReportView& view, const ReviewView* review) {
@@ -315,7 +328,7 @@ std::string report_html(const ReportView& view, const ReviewView* review) {
       esc(title), report_html_style(), esc(title), counts,
       (view.missing_text().empty() ? "" : "<p id=\"missing\" class=\"regressed\"><b>" + esc(view.missing_text()) + "</b></p>\n") +
           (view.runs_text().empty() ? "" : "<p id=\"runs\">" + esc(view.runs_text()) + "</p>\n"),
-      review_sections(review) + needs_look_section(view), all_tests_section(view),
+      review_sections(review) + needs_look_section(view) + drift_section(view), all_tests_section(view),
       by_arch_section(view), report_html_script());
 }
 

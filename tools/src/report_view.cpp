@@ -154,6 +154,16 @@ std::string ReportView::missing_text() const {
                      tests.size(), expected, expected - tests.size());
 }
 
+std::vector<std::pair<std::string, std::string>> ReportView::drift_lines() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& t : tests) {
+    auto it = drifts.find(t.name);
+    if (it == drifts.end()) continue;
+    for (const auto& note : it->second) out.emplace_back(t.name, note);
+  }
+  return out;
+}
+
 std::string ReportView::runs_text() const {
   if (earlier_left_out) {
     return fmt::format("{} result(s) of earlier runs left out: those tests did not run this time "

@@ -120,6 +120,11 @@ struct ReportView {
   // Results an earlier run left behind (its run.json names another run).
   std::size_t earlier_left_out = 0, earlier_included = 0;
   std::size_t expected = 0;  // results the run must have (report --expect); 0: not known
+  // Drift of the shown tests' metrics over the baselines' git log (report
+  // --history: tileperf history's notes), by test name.
+  std::map<std::string, std::vector<std::string>> drifts;
+  // (test, note) per shown test and drift run, by test name; empty without drift.
+  std::vector<std::pair<std::string, std::string>> drift_lines() const;
   // "" when complete; else "150 of 156 expected results found: ..."
   std::string missing_text() const;
   // "" when every result is of the latest run; else what was left out or
