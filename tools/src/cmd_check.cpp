@@ -69,14 +69,22 @@ bool update_requested() {
   return v && *v && std::string(v) != "0";
 }
 
-// What the dump step recorded: cuTile version, bytecode version, its time.
-nlohmann::json read_dump_info(const CheckOptions& o) {
+// What the dump step recorded: cuTile version, bytecode version, its time;
+// for a configuration exported per architecture, this architecture's
+// record, whose bytecode replaces o.bytecode where it has its own.
+nlohmann::json read_dump_info(CheckOptions& o) {
+  nlohmann::json dump;
+  if (fs::exists(o.dump_info)) {
+    dump = record_for_arch(parse_json(read_file(o.dump_info), o.dump_info), o.id.arch, o.dump_info);
+    if (dump.is_object() && dump.contains("bytecode") && dump.at("bytecode").is_string()) {
+      o.bytecode = (fs::path(o.dump_info).parent_path() / dump.at("bytecode").get<std::string>()).string();
+    }
+  }
   if (!fs::exists(o.bytecode)) {
     throw InputError(o.bytecode, 0, "bytecode not found: the dump step for this kernel did not run "
                                     "or failed (see the dump.* test)");
   }
   if (!fs::exists(o.dump_info)) throw InputError(o.dump_info, 0, "dump record not found");
-  nlohmann::json dump = parse_json(read_file(o.dump_info), o.dump_info);
   if (!dump.is_object()) throw InputError(o.dump_info, 0, "the dump record must be a JSON object");
   for (const char* key : {"source", "cuda_tile", "bytecode_version"}) {
     if (dump.contains(key) && !dump.at(key).is_string()) {

@@ -23,6 +23,7 @@ back.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import importlib.abc
 import importlib.machinery
@@ -58,13 +59,52 @@ def _child(parent, path: str) -> "Placeholder":
     return children[path]
 
 
+# Objects that stand in for placeholder modules while launch code runs
+# (see stand_in): module name -> object.
+_STAND_INS: dict[str, object] = {}
+
+
+def _standing_in(parent):
+    """The stand-in's object at ``parent``'s path, when a stand-in for its
+    module is active and the path is attributes only (``torch.cuda``)."""
+    module = object.__getattribute__(parent, "_tileperf_module")
+    target = _STAND_INS.get(module)
+    path = object.__getattribute__(parent, "_tileperf_path")
+    if target is None or not MODULE_RE.fullmatch(path) or not path.startswith(module):
+        return None
+    for part in path[len(module):].split(".")[1:]:
+        target = getattr(target, part)
+    return target
+
+
 def _attribute(parent, name: str):
     """The placeholder for ``parent.name``; dunder names other than
     ``__version__`` are missing, as protocols (``__wrapped__``,
-    ``__dlpack__``) expect of an object that does not provide them."""
+    ``__dlpack__``) expect of an object that does not provide them. While a
+    stand-in for the module is active, the stand-in's attribute."""
     if name.startswith("__") and name.endswith("__") and name != "__version__":
         raise AttributeError(name)
+    target = _standing_in(parent)
+    if target is not None:
+        return getattr(target, name)
     return _child(parent, f"{parent._tileperf_path}.{name}")
+
+
+@contextlib.contextmanager
+def stand_in(module: str, target: object) -> Iterator[None]:
+    """Until the block ends, placeholders of ``module`` reached by attribute
+    (``torch``, ``torch.cuda``) are ``target``'s: code imported with
+    placeholders runs against a stand-in (the stand-in for torch of
+    :mod:`tileperf_dump.standin`) when the launch code is called."""
+    saved = _STAND_INS.get(module)
+    _STAND_INS[module] = target
+    try:
+        yield
+    finally:
+        if saved is None:
+            _STAND_INS.pop(module)
+        else:
+            _STAND_INS[module] = saved
 
 
 class Placeholder:
@@ -81,6 +121,9 @@ class Placeholder:
     __getattr__ = _attribute
 
     def __call__(self, *args, **kwargs):
+        target = _standing_in(self)
+        if target is not None:
+            return target(*args, **kwargs)
         return _child(self, f"{self._tileperf_path}(...)")
 
     def __getitem__(self, key):
@@ -92,11 +135,13 @@ class Placeholder:
     __ror__ = __or__
 
     def __mro_entries__(self, bases):
-        """``class Op(torch.autograd.Function)``: derives from an empty class
-        named after the placeholder."""
+        """``class Op(torch.autograd.Function)``: derives from a class named
+        after the placeholder that behaves like it (see :class:`_DerivedMeta`)."""
         if self._tileperf_base is None:
             module, _, name = self._tileperf_path.rpartition(".")
-            self._tileperf_base = type(name, (), {"__module__": module or name})
+            self._tileperf_base = _DerivedMeta(name, (), {
+                "__module__": module or name, "_tileperf_placeholder": self,
+                "__init__": _accept_anything, "__getattr__": _instance_attribute})
         return (self._tileperf_base,)
 
     def __repr__(self):
@@ -114,6 +159,38 @@ class Placeholder:
     __neg__ = __pos__ = __abs__ = __invert__ = _refuse("used in arithmetic")
     __and__ = __rand__ = __xor__ = __rxor__ = _refuse("used in arithmetic")
     __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _refuse("used in arithmetic")
+
+
+def _accept_anything(self, *args, **kwargs):
+    """``super().__init__(...)`` of a class derived from a placeholder."""
+
+
+def _derived_child(cls, name: str) -> "Placeholder":
+    return _child(cls._tileperf_placeholder, f"{cls.__qualname__}.{name}")
+
+
+def _instance_attribute(self, name: str):
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    return _derived_child(type(self), name)
+
+
+class _DerivedMeta(abc.ABCMeta):
+    """The metaclass of a class derived from a placeholder (``class
+    Op(torch.autograd.Function)``): what the class does not define itself
+    is a placeholder, as it is of the placeholder it derives from
+    (``Op.apply``, ``Op.mark_dirty``), so that ``op = Op.apply`` and
+    ``@Op.register`` evaluate at import time. It derives from ``ABCMeta``,
+    so that such a class may also derive from ``abc.ABC``."""
+
+    def __getattr__(cls, name: str):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _derived_child(cls, name)
+
+
+def derives_from_placeholder(value) -> bool:
+    return isinstance(value, type) and isinstance(value, _DerivedMeta)
 
 
 class PlaceholderModule(types.ModuleType):
@@ -156,12 +233,11 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
-def check_names(modules: Iterable[str]) -> tuple[str, ...]:
+def check_names(modules: Iterable[str], what: str = "placeholder module") -> tuple[str, ...]:
     names = tuple(modules)
     for name in names:
         if not isinstance(name, str) or not MODULE_RE.fullmatch(name):
-            raise ValueError(f"placeholder module {name!r} is not a module name (like torch or "
-                             f"mylib._C)")
+            raise ValueError(f"{what} {name!r} is not a module name (like torch or mylib._C)")
     return names
 
 
@@ -188,3 +264,78 @@ def placeholder_modules(modules: Iterable[str]) -> Iterator[None]:
 def is_placeholder(value) -> bool:
     return isinstance(value, (Placeholder, PlaceholderModule))
 
+
+
+# Bare packages: a library's kernel modules without its package __init__ chain.
+
+class BarePackage(types.ModuleType):
+    """A package imported without running its ``__init__.py``: a namespace
+    whose submodules import from its folder. What the ``__init__.py`` would
+    have defined is missing, and the error says why."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}: it is a bare "
+                             f"package here (its __init__.py, which may define it, is not run)")
+
+
+class _BareFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the packages covered by ``packages`` as the path finder does,
+    and loads each as a :class:`BarePackage`; their modules load as usual."""
+
+    def __init__(self, packages: tuple[str, ...]):
+        self.packages = packages
+
+    def find_spec(self, fullname, path=None, target=None):
+        if covered(fullname, self.packages) is None:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.submodule_search_locations is None:
+            return spec
+        bare = importlib.machinery.ModuleSpec(fullname, self, origin=spec.origin, is_package=True)
+        bare.submodule_search_locations = list(spec.submodule_search_locations)
+        return bare
+
+    def create_module(self, spec):
+        module = BarePackage(spec.name)
+        module.__file__ = spec.origin
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def bare_package_of(name: str) -> str | None:
+    """The bare package (of the import in progress) that module ``name`` is
+    in, if any."""
+    for finder in sys.meta_path:
+        if isinstance(finder, _BareFinder):
+            return covered(name, finder.packages)
+    return None
+
+
+@contextlib.contextmanager
+def bare_packages(packages: Iterable[str]) -> Iterator[None]:
+    """Packages of ``packages`` (and the packages inside them) import as
+    bare packages until the block ends: ``import flashinfer.gemm.kernels.x``
+    runs ``x.py`` and what it imports, not ``flashinfer/__init__.py`` nor
+    ``flashinfer/gemm/__init__.py``. The modules stay imported."""
+    names = check_names(packages, "bare package")
+    if not names:
+        yield
+        return
+    finder = _BareFinder(names)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
+@contextlib.contextmanager
+def library_imports(placeholders: Iterable[str] = (), bare: Iterable[str] = ()) -> Iterator[None]:
+    """What a kernel file of a library is imported (and its launch code run)
+    with: placeholder modules and bare packages."""
+    with bare_packages(bare), placeholder_modules(placeholders):  # placeholders come first
+        yield

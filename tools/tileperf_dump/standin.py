@@ -32,6 +32,12 @@ class DType:
     def __repr__(self) -> str:
         return f"torch.{self.name}"
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DType) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
 
 _DTYPES = {
     "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1,
@@ -282,7 +288,10 @@ class StandInTorch(types.ModuleType):
         self.cuda = types.SimpleNamespace(is_available=lambda: True, synchronize=lambda: None,
                                           current_device=lambda: 0, device_count=lambda: 1,
                                           get_device_properties=lambda *a: props,
-                                          get_device_capability=lambda *a: capability)
+                                          get_device_capability=lambda *a: capability,
+                                          current_stream=lambda *a: "stream",
+                                          default_stream=lambda *a: "stream")
+        self.device = lambda *a, **k: "cuda"
 
     def __getattr__(self, name):
         if name.startswith("__"):
