@@ -26,6 +26,7 @@
 #include "policy.h"
 #include "report.h"
 #include "result.h"
+#include "source_lines.h"
 #include "text.h"
 #include "toolchain.h"
 #include "toolchain_record.h"
@@ -186,6 +187,7 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
     fs::path here = fs::path(source_dir(dump)) / name;
     if (!source_dir(dump).empty() && fs::exists(here)) path = here.string();
   }
+  m.line_text = line_texts(m.lines, seen.line_paths);
   write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m), Durability::kRenamed);
   result.seconds["extract"] = since(t);
   for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
@@ -223,7 +225,7 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     result.set_diff(c);
     result.state = State::kUpdated;
     result.message = fmt::format("{} metric(s) moved", c.changed());
-    if (auto moves = line_moves(old.lines, current.lines); !moves.empty()) {
+    if (auto moves = line_moves(old.lines, current.lines, old.line_text, current.line_text); !moves.empty()) {
       result.message += fmt::format("; {} source line(s) changed their instruction count", moves.size());
     }
     if (!same_toolchain(old, current)) {
@@ -271,7 +273,7 @@ int toolchain_changed(const CheckOptions& o, const Metrics& baseline, const Metr
                                fmt::join(result.toolchain_change, ", "), preview, o.update_command);
   report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
   if (c.changed_gated() != 0) {
-    result.set_lines(line_moves(baseline.lines, current.lines), seen.line_paths);
+    result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
     report += format_line_moves(result.lines);
   }
   return kExitToolchainChanged;
@@ -322,7 +324,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   });
   if (loop_moved) report += format_main_loop(seen.loops);
   if (c.changed_gated() != 0) {
-    result.set_lines(line_moves(baseline.lines, current.lines), seen.line_paths);
+    result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
     report += format_line_moves(result.lines);
   }
   if (c.state == State::kRegressed || j.state == State::kSignatureChanged) {
