@@ -542,6 +542,36 @@ function(tileperf_add_kernel_tests)
   tileperf_add_update_target()
 endfunction()
 
+# tileperf_require_python_packages(<requirements file>)
+# -----------------------------------------------------
+# Checks at configure time that the Python of the dump step (TILEPERF_PYTHON)
+# has the project's extra packages (the kernel library itself, numpy, ...)
+# at the versions pinned in <requirements file>, one `name==version` a line
+# (`#` starts a comment). Stops with the command that installs them
+# (`tools/run install` and `tools/run setup` install the files named in
+# TILEPERF_REQUIREMENTS). Without cuTile nothing is checked: the perf tests
+# are reported as not run anyway.
+#
+# Usage:
+#   tileperf_require_python_packages(${CMAKE_CURRENT_SOURCE_DIR}/requirements.txt)
+function(tileperf_require_python_packages file)
+  get_filename_component(file "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${file}")
+    message(FATAL_ERROR "tileperf_require_python_packages: '${file}' does not exist")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
+  if("CudaTile" IN_LIST _TILEPERF_MISSING)
+    return()
+  endif()
+  execute_process(
+    COMMAND "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/requirements.py" "${file}"
+    RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tileperf_require_python_packages: ${err}install them with: "
+      "${TILEPERF_PYTHON} -m pip install --no-deps -r ${file}")
+  endif()
+endfunction()
+
 # tileperf_write_kernel_table(<file>)
 # ------------------------------------
 # Writes a Markdown table of the kernels registered so far: name, the first

@@ -228,8 +228,10 @@ class Config:
     library's own host code: ``launch(torch)`` builds tensors with the
     stand-in for torch of each architecture and calls the library's launcher,
     whose ``ct.launch`` is captured (see :mod:`tileperf_dump.launch`; the
-    last launch counts, or the last of ``kernel`` when it is given). The
-    problem, if any, then gives the trips (``problem=lambda t: Problem(
+    last launch counts, or the last of ``launch_kernel`` when it is given).
+    Where the launcher tunes with cuTile's ``exhaustive_search``, ``tune``
+    (a function of a configuration of its search space) accepts the one it
+    takes, with no measurement. The problem, if any, then gives the trips (``problem=lambda t: Problem(
     trips={"k": cdiv(K, t.launch.constants["BLOCK_K"])})``); its grid is the
     launch's."""
     kernel: Any = None
@@ -239,6 +241,8 @@ class Config:
     case: Callable[..., Case] | None = None
     problem: Problem | Callable[[Target], Problem] | None = None
     launch: Callable[[Any], Any] | None = None
+    tune: Callable[[Any], bool] | None = None
+    launch_kernel: Any = None
 
     def __post_init__(self):
         if self.launch is None and (self.kernel is None or self.params is None):
@@ -387,7 +391,7 @@ def problem_record(config: Config, name: str, problem: Problem | None = None,
         return None
     where = f"CONFIGS[{name!r}].problem"
     if problem is None:
-        problem = Problem(grid=launch.grid, declared_at=("", 0))
+        problem = Problem(declared_at=("", 0))
     if not isinstance(problem, Problem):
         raise TypeError(f"{where} is not a tileperf_dump.Problem")
     if launch is not None and problem.grid is not None:
@@ -613,11 +617,11 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None) -> _ForA
     if config.launch is not None:
         imports = getattr(module, "__tileperf_imports__", ((), ()))
         try:
-            captured = capture_launch(config.launch, target, imports)
+            captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune)
         except Exception as e:
             raise LaunchError(f"{where}.launch for {arch_name}: {type(e).__name__}: {e}") from e
         config = dataclasses.replace(config, kernel=captured.kernel, params=captured.params(),
-                                     launch=None, problem=None)
+                                     launch=None, problem=None, tune=None, launch_kernel=None)
     out = _ForArch(arch_name, config)
     check_parameters(config, where)
     try:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import inspect
 import json
 import sys
 from dataclasses import dataclass
@@ -152,40 +151,77 @@ def _grid(grid) -> tuple[int, ...]:
     return dims + (1,) * (3 - len(dims))
 
 
-@contextlib.contextmanager
-def _recording_launches(into: list) -> Iterator[None]:
+def _recording_launches(into: list):
     """``ct.launch`` records (grid, kernel, args) into ``into`` instead of
     launching, also where a module bound it by name (``from cuda.tile
     import launch``)."""
-    real = ct.launch
-
     def launch(stream, grid, kernel, kernel_args, /, **options):
         into.append((_grid(grid), kernel, tuple(kernel_args)))
 
-    bound = [(m, k) for m in list(sys.modules.values()) for k, v in list(getattr(m, "__dict__", {}).items())
-             if v is real and m is not ct]
-    ct.launch = launch
+    return _rebound(ct.launch, launch, [(ct, "launch")])
+
+
+def _chosen(space: Sequence, tune: Callable | None, target: Arch):
+    """The configuration of a tuning search space that ``tune`` accepts."""
+    space = list(space)
+    if tune is None:
+        raise LaunchError(f"the launch tunes over {len(space)} configuration(s) for {target.name}: "
+                          f"give the Config tune=, a function that accepts the one to take "
+                          f"(the first is {space[0]!r})" if space else "an empty search space")
+    for config in space:
+        if tune(config):
+            return config
+    raise LaunchError(f"tune= accepts none of the {len(space)} configuration(s) the launch tunes "
+                      f"over for {target.name}: {', '.join(map(repr, space[:4]))}"
+                      f"{', ...' if len(space) > 4 else ''}")
+
+
+@contextlib.contextmanager
+def _choosing_tunes(tune: Callable | None, target: Arch) -> Iterator[None]:
+    """``cuda.tile.tune.exhaustive_search`` measures nothing: it answers that
+    the configuration ``tune`` accepts was the fastest (also where a module
+    bound it by name), so that the host code launches it."""
+    from cuda.tile import tune as tuning
+
+    real = tuning.exhaustive_search
+
+    def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, **options):
+        best = tuning.Measurement(config=_chosen(search_space, tune, target), mean_us=1.0,
+                                  num_samples=1, error_margin_us=0.0)
+        return tuning.TuningResult(best=best, successes=[best], failures=[])
+
+    with _rebound(real, exhaustive_search, [(tuning, "exhaustive_search")]):
+        yield
+
+
+@contextlib.contextmanager
+def _rebound(real, replacement, owners: list) -> Iterator[None]:
+    """``replacement`` wherever a module binds ``real`` (and in ``owners``)."""
+    bound = [(m, k) for m in list(sys.modules.values())
+             for k, v in list(getattr(m, "__dict__", {}).items()) if v is real] + owners
     for m, k in bound:
-        setattr(m, k, launch)
+        setattr(m, k, replacement)
     try:
         yield
     finally:
-        ct.launch = real
         for m, k in bound:
             setattr(m, k, real)
 
 
 def capture_launch(launch: Callable[[Any], Any], target: Arch, imports=((), ()),
-                   kernel=None) -> CapturedLaunch:
+                   kernel=None, tune: Callable | None = None) -> CapturedLaunch:
     """Runs ``launch(torch)`` with the stand-in for torch of ``target`` and
     returns the ``ct.launch`` it made: the last one (tuning probes come
     first), or the last of ``kernel`` when it is given (the host code
-    launches several kernels). ``imports`` are the placeholders and bare
-    packages the kernel file was imported with (``module.__tileperf_imports__``)."""
+    launches several kernels). Where the host code tunes with cuTile's
+    ``exhaustive_search``, the configuration ``tune`` accepts is the one
+    found fastest. ``imports`` are the placeholders and bare packages the
+    kernel file was imported with (``module.__tileperf_imports__``)."""
     torch = StandInTorch(multiprocessors=target.sms, capability=target.capability)
     made: list = []
     placeholders, bare = imports
-    with library_imports(placeholders, bare), stand_in("torch", torch), _recording_launches(made):
+    with library_imports(placeholders, bare), stand_in("torch", torch), \
+            _recording_launches(made), _choosing_tunes(tune, target):
         launch(torch)
     if kernel is not None:
         pyfunc = getattr(kernel, "_pyfunc", kernel)
@@ -200,11 +236,3 @@ def capture_launch(launch: Callable[[Any], Any], target: Arch, imports=((), ()),
         raise LaunchError(f"ct.launch of {k._pyfunc.__name__} was given {len(args)} arguments for "
                           f"{len(parameter_names(k))} parameters")
     return CapturedLaunch(target, grid, k, args)
-
-
-def where(function) -> str:
-    """'file.py:12' of a function, for messages."""
-    try:
-        return f"{inspect.getsourcefile(function)}:{inspect.getsourcelines(function)[1]}"
-    except (OSError, TypeError):
-        return repr(function)

@@ -147,6 +147,9 @@ class Placeholder:
     def __repr__(self):
         return f"<{describe(self)}>"
 
+    def __hash__(self):  # by path: a stand-in's value of that path hashes alike
+        return hash(self._tileperf_path)
+
     __bool__ = _refuse("used as a truth value")
     __len__ = __iter__ = __contains__ = _refuse("iterated or measured")
     __index__ = __int__ = __float__ = __complex__ = _refuse("used as a number")
@@ -259,6 +262,10 @@ def placeholder_modules(modules: Iterable[str]) -> Iterator[None]:
         for k in [k for k in sys.modules if covered(k, names)]:
             del sys.modules[k]
         sys.modules.update(saved)
+
+
+def placeholder_path(value) -> str:
+    return object.__getattribute__(value, "_tileperf_path")
 
 
 def is_placeholder(value) -> bool:

@@ -47,10 +47,10 @@ class Scope:
 
 
 def _unwrap(value):
-    for attr in ("_pyfunc", "__wrapped__"):
-        while hasattr(value, attr) and not inspect.isfunction(value):
-            value = getattr(value, attr)
-    return value
+    """The Python function of a ``ct.kernel``, or of a function wrapped by a
+    decorator (``@ct.function``, ``functools.wraps``)."""
+    value = getattr(value, "_pyfunc", value)
+    return inspect.unwrap(value) if inspect.isfunction(value) else value
 
 
 def _scope(function) -> Scope | None:
