@@ -80,6 +80,8 @@ nlohmann::json read_dump_info(CheckOptions& o) {
     if (dump.is_object() && dump.contains("bytecode") && dump.at("bytecode").is_string()) {
       o.bytecode = (fs::path(o.dump_info).parent_path() / dump.at("bytecode").get<std::string>()).string();
     }
+    // A configuration whose launch could not be taken has no bytecode: its error says why.
+    if (dump.is_object() && dump.contains("problem_error")) problem_from_record(dump, o.dump_info);
   }
   if (!fs::exists(o.bytecode)) {
     throw InputError(o.bytecode, 0, "bytecode not found: the dump step for this kernel did not run "

@@ -618,8 +618,8 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None) -> _ForA
         imports = getattr(module, "__tileperf_imports__", ((), ()))
         try:
             captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune)
-        except Exception as e:
-            raise LaunchError(f"{where}.launch for {arch_name}: {type(e).__name__}: {e}") from e
+        except Exception as e:  # this configuration's error alone, located
+            return _ForArch(arch_name, config, problem_error=_launch_error(e, module, name, arch_name))
         config = dataclasses.replace(config, kernel=captured.kernel, params=captured.params(),
                                      launch=None, problem=None, tune=None, launch_kernel=None)
     out = _ForArch(arch_name, config)
@@ -635,6 +635,22 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None) -> _ForA
     return out
 
 
+def _launch_error(error: Exception, module, name: str, arch_name: str) -> dict:
+    """Where and why a configuration's launch failed: the line of the
+    configuration file that called into the library, the library's line
+    that raised."""
+    from tileperf_dump.manifest import raised_at
+    bare = getattr(module, "__tileperf_imports__", ((), ()))[1]
+    file, line = module.__file__, 0
+    tb = error.__traceback__
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == Path(module.__file__).resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return {"file": file, "line": line, "message": f"CONFIGS[{name!r}].launch for {arch_name}: "
+            f"{type(error).__name__}: {error}{raised_at(error, bare)}"}
+
+
 def _archs_needed(config: Config, archs: Sequence[str], where: str) -> list[str | None]:
     if not config.depends_on_arch:
         return [None]
@@ -647,13 +663,13 @@ def _archs_needed(config: Config, archs: Sequence[str], where: str) -> list[str 
 
 def _arch_entry(export: _ForArch, base: _ForArch, name: str) -> dict:
     entry: dict = {}
-    if export.signature != base.signature:
+    if export.signature is not None and export.signature != base.signature:
         entry["signature"] = export.signature
     if export.problem is not None:
         entry["problem"] = export.problem
     if export.problem_error is not None:
         entry["problem_error"] = export.problem_error
-    if export.bytecode != base.bytecode:
+    if export.signature is not None and export.bytecode != base.bytecode:
         entry["bytecode"] = f"{name}.{export.arch}.tileirbc"
     return entry
 
@@ -672,12 +688,21 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for export in exports:
+        if export.config.kernel is None:  # its launch failed: nothing to export
+            continue
         start = time.perf_counter()
         export.bytecode = _export(export.config, where, bytecode_version)
         export.seconds = time.perf_counter() - start
         export.signature = signature_record(export.config, bytecode_version)
-    base = exports[0]
+    base = next((e for e in exports if e.signature is not None), exports[0])
     target = out / f"{name}.tileirbc"
+    if base.signature is None:  # no architecture's launch ran: the record says why
+        _write_atomic(out / f"{name}.tileirbc.json", (json.dumps(
+            {"config": name, "problem_error": base.problem_error,
+             "archs": {e.arch: {"problem_error": e.problem_error} for e in exports}},
+            indent=2, sort_keys=True) + "\n").encode())
+        target.unlink(missing_ok=True)
+        return target
     _write_atomic(target, base.bytecode)
     record = {
         "cuda_tile": ct.__version__,

@@ -30,6 +30,7 @@ import importlib.machinery
 import re
 import sys
 import types
+from pathlib import Path
 from typing import Iterable, Iterator
 
 MODULE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -277,14 +278,38 @@ def is_placeholder(value) -> bool:
 
 class BarePackage(types.ModuleType):
     """A package imported without running its ``__init__.py``: a namespace
-    whose submodules import from its folder. What the ``__init__.py`` would
-    have defined is missing, and the error says why."""
+    whose submodules import from its folder. Its ``__init__.py`` runs only
+    when a name that is not a submodule is asked of it (``from
+    tilegym.backend import register_impl``, where the package's
+    ``__init__.py`` re-exports it); a name it does not define then is
+    missing, and the error says why."""
 
     def __getattr__(self, name: str):
-        if name.startswith("__") and name.endswith("__"):
+        if name.startswith("_"):
             raise AttributeError(name)
-        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}: it is a bare "
-                             f"package here (its __init__.py, which may define it, is not run)")
+        if (self._tileperf_is_submodule(name) or self.__dict__.get("_tileperf_ran")
+                or bare_package_of(self.__name__) is None):  # only while the library is imported
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}: it is a "
+                                 f"bare package here (its __init__.py is run only for a name "
+                                 f"that is not a submodule)")
+        self._tileperf_run_init()
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r} (its "
+                                 f"__init__.py, run as a bare package's, defines none)") from None
+
+    def _tileperf_is_submodule(self, name: str) -> bool:
+        return any((Path(folder) / name).is_dir() or (Path(folder) / f"{name}.py").is_file()
+                   for folder in self.__dict__.get("__path__", []))
+
+    def _tileperf_run_init(self) -> None:
+        """Runs the package's ``__init__.py`` in its namespace, once."""
+        self.__dict__["_tileperf_ran"] = True
+        origin = self.__dict__.get("__file__")
+        if origin and Path(origin).is_file():
+            code = compile(Path(origin).read_text(), origin, "exec")
+            exec(code, self.__dict__)
 
 
 class _BareFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

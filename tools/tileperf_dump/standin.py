@@ -171,6 +171,12 @@ class Tensor:
     def cuda(self, *args, **kwargs) -> "Tensor":
         return self
 
+    def detach(self) -> "Tensor":
+        return self
+
+    def requires_grad_(self, *args, **kwargs) -> "Tensor":
+        return self
+
     def half(self): return self._like(dtype=_dtype("float16"))
     def float(self): return self._like(dtype=_dtype("float32"))
     def double(self): return self._like(dtype=_dtype("float64"))
@@ -190,13 +196,15 @@ class Tensor:
         return types.SimpleNamespace(data_ptr=lambda: id(self.base), nbytes=lambda: self.storage_elements)
 
     def reshape(self, *shape) -> "Tensor":
-        shape = list(_shape_of(shape) if not (len(shape) == 1 and isinstance(shape[0], int) and shape[0] == -1)
-                     else (self.numel(),))
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = list(shape)
         if shape.count(-1) > 1:
             raise StandInError("reshape: more than one -1")
         if -1 in shape:
             known = math.prod(n for n in shape if n != -1)
             shape[shape.index(-1)] = self.numel() // max(known, 1)
+        shape = list(_shape_of(tuple(shape)))
         if math.prod(shape) != self.numel():
             raise StandInError(f"reshape of {self.shape} to {tuple(shape)}")
         return Tensor(shape, self.dtype, base=self, device=self.device)
