@@ -618,10 +618,11 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None) -> _ForA
         imports = getattr(module, "__tileperf_imports__", ((), ()))
         try:
             captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune)
+            params = captured.params()
         except Exception as e:  # this configuration's error alone, located
             return _ForArch(arch_name, config, problem_error=_launch_error(e, module, name, arch_name))
-        config = dataclasses.replace(config, kernel=captured.kernel, params=captured.params(),
-                                     launch=None, problem=None, tune=None, launch_kernel=None)
+        config = dataclasses.replace(config, kernel=captured.kernel, params=params, launch=None,
+                                     problem=None, tune=None, launch_kernel=None)
     out = _ForArch(arch_name, config)
     check_parameters(config, where)
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import cuda.tile as ct
-from cuda.tile.compilation import ScalarConstraint
+from cuda.tile.compilation import ListConstraint, ScalarConstraint
 
 from tileperf_dump.placeholders import library_imports, stand_in
 from tileperf_dump.standin import DType, StandInTorch, Tensor, launch_arrays
@@ -130,6 +130,12 @@ def _constraint(name: str, value, constant: bool):
         if constant:
             raise LaunchError(f"parameter {name} is a ct.Constant, but the launch passes a tensor")
         return array(_ct_dtype(value.dtype), like=value.shape, strides=value.stride())
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Tensor) for v in value):
+        elements = {repr(_constraint(name, v, False)): _constraint(name, v, False) for v in value}
+        if len(elements) > 1:
+            raise LaunchError(f"parameter {name}: the launch passes a list of arrays that differ in "
+                              f"dtype, rank or divisibility, which one constraint cannot describe")
+        return ListConstraint(next(iter(elements.values())), alias_groups=(), elements_may_alias=False)
     if isinstance(value, DType):
         return _ct_dtype(value)
     if constant:

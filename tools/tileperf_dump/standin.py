@@ -171,6 +171,9 @@ class Tensor:
     def cuda(self, *args, **kwargs) -> "Tensor":
         return self
 
+    requires_grad = False
+    is_leaf = True
+
     def detach(self) -> "Tensor":
         return self
 
@@ -425,12 +428,13 @@ def launch_arrays(args: Sequence[Any]) -> tuple[list[dict], int]:
     bytes of the distinct allocations they view: the floor on what the
     launch moves, each array read or written once."""
     arrays, seen, floor = [], set(), 0
-    for index, value in enumerate(args):
-        record = array_record(value)
-        if record is None:
-            continue
-        arrays.append({"parameter": index, **record})
-        if id(value.base) not in seen:
-            seen.add(id(value.base))
-            floor += record["bytes"]
+    for index, arg in enumerate(args):
+        for value in arg if isinstance(arg, (list, tuple)) else (arg,):  # a list of arrays too
+            record = array_record(value)
+            if record is None:
+                continue
+            arrays.append({"parameter": index, **record})
+            if id(value.base) not in seen:
+                seen.add(id(value.base))
+                floor += record["bytes"]
     return arrays, floor
