@@ -182,7 +182,7 @@ function(tileperf_fake_check name tileiras_mode cuobjdump_mode exit regex)
 endfunction()
 
 set(_compile "tileperf: error: tileiras failed to compile [^\n]* for sm_100")
-tileperf_fake_check(fakes_work ok none 5 "perf\\.gelu\\.f16_1024\\.sm_100: new[^\n]*\n  no baseline at ")
+tileperf_fake_check(fakes_work ok none 5 "perf\\.gelu\\.f16_1024\\.sm_100: new[^\n]*\n(  launch: [^\n]*\n)?  no baseline at ")
 tileperf_fake_check(tileiras_closes_output_and_hangs closehang none 4 "${_compile} \\(timed out after 2s\\)\n"
   --timeout 2)
 tileperf_fake_check(tileiras_floods_stderr flood none 4

@@ -14,6 +14,15 @@
 #   expect: tuning <state>  a tuning change (only constants and hints move):
 #                         each check must end in <state> (pass, improved,
 #                         regressed) as the launch estimate judges it
+#   expect: measured      a validation edit (tests/validation): timed on the
+#                         GPU beside its base, with
+#   measured: <config>=<+N.N%>...  its runtime change per configuration
+#                         ("untimed" before it is timed; tools/bench/record_measured.py):
+#                         each check must fail when it runs 5% slower or more,
+#                         and must not regress when it runs 10% faster or more
+#   miss: <why>           (optional) the launch model is known to judge it
+#                         against its measurement: the checks must keep
+#                         missing, so that a model that gets it right shows
 # and optionally
 #   archs: <arch>...      the architectures to check it on (default: all); a
 #                         tuning change is judged by the launch model, which
@@ -90,16 +99,29 @@ function(_tileperf_add_edit_test patch)
     FIXTURE "tileperf.dump.edit.${name}" REQUIRES "tileperf.edit.${name}"
     CONFIGS ${configs} LABELS selftest edit BATCH edits)
 
+  set(measured "")
   if(expect STREQUAL "no;change")
     set(kind noop)
     set(expect "")
+  elseif(expect STREQUAL "measured")
+    set(kind validation)
+    _tileperf_patch_field(measured "${patch}" measured)
+    list(JOIN measured " " measured)
+    set(measured ", \"measured\": \"${measured}\"")
+    file(STRINGS "${patch}" miss_line REGEX "^miss:" LIMIT_COUNT 1)
+    if(miss_line)
+      string(REGEX REPLACE "^miss:[ \t]*" "" miss "${miss_line}")
+      string(REPLACE "\"" "'" miss "${miss}")
+      string(APPEND measured ", \"miss\": \"${miss}\"")
+    endif()
   else()
     set(kind mutant)
   endif()
   _tileperf_json_list(expect_json ${expect})
   _tileperf_json_list(configs_json ${configs})
+  _tileperf_json_list(archs_json ${archs})
   set_property(GLOBAL APPEND PROPERTY TILEPERF_EDITS
-    "{\"name\": \"${name}\", \"kind\": \"${kind}\", \"expect\": ${expect_json}, \"configs\": ${configs_json}}")
+    "{\"name\": \"${name}\", \"kind\": \"${kind}\", \"expect\": ${expect_json}, \"configs\": ${configs_json}, \"archs\": ${archs_json}${measured}}")
   foreach(config IN LISTS configs)
     foreach(arch IN LISTS archs)
       set(test "${kind}.${name}.${config}.${arch}")
@@ -126,15 +148,20 @@ function(_tileperf_json_list out)
   set(${out} "[${joined}]" PARENT_SCOPE)
 endfunction()
 
-# tileperf_add_edit_tests(MUTANTS <dir> NOOPS <dir>)
-#   One _tileperf_add_edit_test per *.patch in both folders (mutant patches
-#   must expect metrics, no-op patches "no change"), then
+# tileperf_add_edit_tests(MUTANTS <dir> NOOPS <dir> [VALIDATION <dir>])
+#   One _tileperf_add_edit_test per *.patch in the folders (mutant patches
+#   must expect metrics, no-op patches "no change", validation patches
+#   "measured"), then
 #   `mutants.catch_rate`: after all of them, the share of mutant checks that
 #   failed on the metrics they name, and of no-op checks that moved nothing.
 function(tileperf_add_edit_tests)
-  _tileperf_parse(tileperf_add_edit_tests "" "MUTANTS;NOOPS" "" "MUTANTS;NOOPS" ${ARGN})
+  _tileperf_parse(tileperf_add_edit_tests "" "MUTANTS;NOOPS;VALIDATION" "" "MUTANTS;NOOPS" ${ARGN})
   file(GLOB mutants CONFIGURE_DEPENDS "${arg_MUTANTS}/*.patch")
   file(GLOB noops CONFIGURE_DEPENDS "${arg_NOOPS}/*.patch")
+  set(validation "")
+  if(arg_VALIDATION)
+    file(GLOB validation CONFIGURE_DEPENDS "${arg_VALIDATION}/*.patch")
+  endif()
   foreach(patch IN LISTS mutants)
     _tileperf_patch_field(expect "${patch}" expect)
     if(expect STREQUAL "no;change")
@@ -146,6 +173,13 @@ function(tileperf_add_edit_tests)
     _tileperf_patch_field(expect "${patch}" expect)
     if(NOT expect STREQUAL "no;change")
       message(FATAL_ERROR "${patch}: a no-op edit must say 'expect: no change'")
+    endif()
+    _tileperf_add_edit_test("${patch}")
+  endforeach()
+  foreach(patch IN LISTS validation)
+    _tileperf_patch_field(expect "${patch}" expect)
+    if(NOT expect STREQUAL "measured")
+      message(FATAL_ERROR "${patch}: a validation edit must say 'expect: measured'")
     endif()
     _tileperf_add_edit_test("${patch}")
   endforeach()

@@ -195,6 +195,8 @@ def test_main_writes_markdown_and_json(corpus, tmp_path):
     assert "--metrics sass.instructions,loop.main.ii" in doc["command"]
     assert doc["spearman"]["sass.instructions"]["rho"] == pytest.approx(1.0)
     assert doc["rows"][0]["static"]["loop.main.ii"]["delta_pct"] is None
+    # Too few rows for a rank correlation of the estimate: n/a, not a crash.
+    assert all(x["rho"] is None or isinstance(x["rho"], float) for x in doc["accuracy"].values())
 
 
 def test_infinite_percentages_are_written_as_strings(tmp_path):

@@ -95,6 +95,62 @@ BOOST_AUTO_TEST_CASE(a_noop_edit_is_clean_only_when_its_exact_check_passed) {
   BOOST_TEST(judge_edit(noop, &moved).text == "moved (state regressed)");
 }
 
+BOOST_AUTO_TEST_CASE(a_tuning_mutant_must_be_a_tuning_change_ending_in_its_state) {
+  EditExpectation edit = mutant({kTuningExpectation, "pass"});
+  TestResult r;
+  r.state = State::kPass;
+  BOOST_TEST(judge_edit(edit, &r).text == "not a tuning change (state pass)");
+  r.tuning = {"parameters[4].value: 64 -> 32"};
+  BOOST_TEST(judge_edit(edit, &r).text == "caught");
+  r.state = State::kRegressed;
+  BOOST_TEST(judge_edit(edit, &r).text == "judged regressed by the launch estimate, not pass");
+}
+
+BOOST_AUTO_TEST_CASE(a_validation_edit_is_judged_against_its_measured_change) {
+  EditExpectation edit{"v", EditKind::kValidation, {}, {"a", "b", "c"}, {}, "a=+12.0% b=-30.5% c=+2.0%"};
+  TestResult r;
+  r.state = State::kPass;
+  r.id.config = "a";  // 12% slower: must fail
+  BOOST_TEST(judge_edit(edit, &r).text == "runs +12.0% slower but passed (state pass)");
+  r.state = State::kRegressed;
+  BOOST_TEST(judge_edit(edit, &r).as_expected);
+  r.id.config = "b";  // 30% faster: must not regress
+  BOOST_TEST(judge_edit(edit, &r).text == "runs -30.5% faster but was gated as regressed");
+  r.state = State::kImproved;
+  BOOST_TEST(judge_edit(edit, &r).as_expected);
+  r.id.config = "c";  // within the noise: either verdict
+  r.state = State::kRegressed;
+  BOOST_TEST(judge_edit(edit, &r).as_expected);
+  r.id.config = "d";  // not timed
+  BOOST_TEST(judge_edit(edit, &r).text == "untimed, state regressed");
+  r.state = State::kToolchainChanged;
+  BOOST_TEST(!judge_edit(edit, &r).as_expected);
+}
+
+BOOST_AUTO_TEST_CASE(a_known_miss_must_keep_missing) {
+  EditExpectation edit{"v", EditKind::kValidation, {}, {"a"}, {}, "a=+31.1%", "no per-SM receive limit"};
+  TestResult r;
+  r.id.config = "a";
+  r.state = State::kPass;
+  auto v = judge_edit(edit, &r);
+  BOOST_TEST(v.as_expected);
+  BOOST_TEST(v.text.rfind("known miss (no per-SM receive limit): runs +31.1% slower", 0) == 0);
+  r.state = State::kRegressed;
+  v = judge_edit(edit, &r);
+  BOOST_TEST(!v.as_expected);
+  BOOST_TEST(v.text.find("remove the patch's 'miss:' line") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(measured_changes_are_read_per_configuration) {
+  BOOST_TEST(*measured_change("f16_1024=-69.7% bf16_4096=+2.5%", "bf16_4096") == 2.5);
+  BOOST_TEST(!measured_change("untimed", "f16_1024").has_value());
+  BOOST_TEST(!measured_change("f16_1024=-69.7%", "f16_4096").has_value());
+  BOOST_TEST(valid_measured("untimed"));
+  BOOST_TEST(valid_measured("a=+1.0% b=-2.5%"));
+  BOOST_TEST(!valid_measured("a=fast"));
+  BOOST_TEST(!valid_measured("a=+1.0"));
+}
+
 BOOST_AUTO_TEST_CASE(the_manifest_is_validated) {
   auto bad = [](const char* text) {
     return error_message([&] { edits_from_json(parse_json(text, "e.json"), "e.json"); });
@@ -102,7 +158,7 @@ BOOST_AUTO_TEST_CASE(the_manifest_is_validated) {
   BOOST_TEST(bad(R"([{"name": "m", "kind": "mutant", "expect": [], "configs": ["a"]}])") ==
              "tileperf: error: e.json: edits[0]: a mutant must expect at least one metric\n");
   BOOST_TEST(bad(R"([{"name": "m", "kind": "other", "expect": [], "configs": []}])") ==
-             "tileperf: error: e.json: edits[0]: 'kind' must be \"mutant\" or \"noop\"\n");
+             "tileperf: error: e.json: edits[0]: 'kind' must be \"mutant\", \"noop\" or \"validation\"\n");
   BOOST_TEST(bad(R"([{"name": "m", "kind": "noop", "expect": [], "configs": [1]}])") ==
              "tileperf: error: e.json: edits[0]: 'configs' must be a list of strings\n");
 }

@@ -93,3 +93,49 @@ BOOST_AUTO_TEST_CASE(real_listing_with_loops_and_a_token_chain) {
   BOOST_TEST(stats.token_ordered == 3);
   BOOST_TEST(stats.token_chained == 1);      // the store follows the previous tile's store
 }
+
+BOOST_AUTO_TEST_CASE(with_locations_each_memory_operation_has_its_bytes_line_and_loops) {
+  auto stats = parse_tileir(fixture_of("13.5.37", "matmul.f16_128x128x64.g.tileir"), "mm.tileir");
+  // The same operations as without -g.
+  BOOST_TEST(stats.ops.at("load_view_tko") == 2);
+  BOOST_TEST(stats.ops.at("store_view_tko") == 1);
+  BOOST_REQUIRE(stats.memory.size() == 3u);
+  const auto& a = stats.memory[0];
+  BOOST_TEST(a.name == "load_view_tko");
+  BOOST_TEST(!a.store);
+  BOOST_TEST(a.bytes == 128 * 64 * 2);  // tile<128x64xf16>
+  BOOST_TEST(a.file == "/src/kernels/matmul.py");
+  BOOST_TEST(a.line == 36);
+  BOOST_TEST(a.loops == std::vector<int>{35});  // for k in range(...)
+  BOOST_TEST(stats.memory[1].line == 37);
+  BOOST_TEST(stats.memory[1].bytes == 64 * 128 * 2);
+  const auto& c = stats.memory[2];
+  BOOST_TEST(c.store);
+  BOOST_TEST(c.bytes == 128 * 128 * 2);
+  BOOST_TEST(c.line == 39);
+  BOOST_TEST(c.loops.empty());
+}
+
+BOOST_AUTO_TEST_CASE(nested_loops_are_listed_outermost_first) {
+  auto stats = parse_tileir(fixture_of("13.5.37", "persistent_matmul.bf16_128x128x64.g.tileir"), "pm.tileir");
+  BOOST_TEST(stats.ops.at("for") == 2);
+  std::vector<std::vector<int>> loops;
+  for (const auto& m : stats.memory) loops.push_back(m.loops);
+  // The tiles of A and B inside both loops (tile, then k); C's store in the tile loop.
+  BOOST_TEST(loops.size() == 3u);
+  BOOST_TEST(loops[0].size() == 2u);
+  BOOST_TEST(loops[0][0] < loops[0][1]);
+  BOOST_TEST(loops[2].size() == 1u);
+  BOOST_TEST(loops[2][0] == loops[0][0]);
+}
+
+BOOST_AUTO_TEST_CASE(tile_types_give_their_bytes) {
+  BOOST_TEST(tile_type_bytes("tile<128x64xf16>") == 16384);
+  BOOST_TEST(tile_type_bytes("tile<64xbf16>") == 128);
+  BOOST_TEST(tile_type_bytes("tile<32x32xf32>") == 4096);
+  BOOST_TEST(tile_type_bytes("tile<16x16xf8E4M3FN>") == 256);
+  BOOST_TEST(tile_type_bytes("tile<64xf4E2M1FN>") == 32);
+  BOOST_TEST(tile_type_bytes("tile<f32>") == 4);
+  BOOST_TEST(tile_type_bytes("tile<4x4xptr<f16>>") == 128);
+  BOOST_TEST(tile_type_bytes("token") == 0);
+}

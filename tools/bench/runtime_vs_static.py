@@ -32,7 +32,11 @@ import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
-DEFAULT_METRICS = ("sass.instructions", "loop.main.ii", "loop.all.ii", "cost.launch")
+DEFAULT_METRICS = ("cost.time_ns", "sass.instructions", "loop.main.ii", "loop.all.ii", "cost.launch")
+ESTIMATE = "cost.time_ns"
+# The gate's tolerance on the estimate (checks/default.json): a tuning
+# change is regressed past it.
+ESTIMATE_TOLERANCE_PCT = 2.0
 DEFAULT_TIMING = TOP / "tools/bench/mutant_runtime.device.json"
 DEFAULT_OUT = TOP / "tools/bench/mutant_runtime"
 
@@ -116,10 +120,40 @@ def load_metrics(path: Path) -> dict | None:
         return None
 
 
+def join_config(row: dict, build: Path) -> dict:
+    """A configuration timed alone: its measured time beside the estimate."""
+    out = {k: row.get(k) for k in ("id", "kind", "kernel", "config")}
+    if "error" in row:
+        out["error"] = row["error"]
+        return out
+    arch = row.get("arch") or "sm_90"
+    values = load_metrics(build / "tileperf" / row["kernel"] / f"{row['config']}.{arch}.metrics.json") or {}
+    out["measured_us"] = row["base"]["median_ms"] * 1e3
+    out["predicted_us"] = values[ESTIMATE] / 1e3 if ESTIMATE in values else None
+    out["limit"] = next((k[len("cost.limit."):] for k in values if k.startswith("cost.limit.")), None)
+    out["blocks_per_sm"] = values.get("launch.blocks_per_sm")
+    out["dram_pct"] = values.get("cost.dram_pct")
+    return out
+
+
+def gate_verdict(row: dict, build: Path) -> dict | None:
+    """The state the edit's self-test check ended in, from its result file."""
+    arch = row.get("arch") or "sm_90"
+    path = build / "tileperf-selftest" / row["patch"] / f"{row['config']}.{arch}.result.json"
+    try:
+        r = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return {"state": r.get("state"), "tuning": bool(r.get("tuning"))}
+
+
 def join_row(row: dict, build: Path, metrics: list[str]) -> dict:
     """One edit x configuration: runtime from the timing row, static values
     from the build tree, and whether the static side is the timed cubin."""
+    if row.get("kind") == "config":
+        return join_config(row, build)
     out = {k: row.get(k) for k in ("id", "patch", "kind", "kernel", "config")}
+    out["gate"] = gate_verdict(row, build)
     if "error" in row:
         out["runtime"] = None
         out["error"] = row["error"]
@@ -169,15 +203,17 @@ def join_row(row: dict, build: Path, metrics: list[str]) -> dict:
     return out
 
 
-def correlations(rows: list[dict], metrics: list[str], include_violations: bool) -> dict:
+def correlations(rows: list[dict], metrics: list[str], include_violations: bool,
+                 kinds=("mutant", "validation")) -> dict:
     """Spearman's rho of each metric's delta against the runtime delta, over
-    the mutant rows that ran, whose static side is the timed cubin, and
-    (unless asked) whose inputs met the signature's assumptions."""
+    the edit rows (mutants and validation edits) that ran, whose static side
+    is the timed cubin, and (unless asked) whose inputs met the signature's
+    assumptions."""
     out = {}
     for m in metrics:
         xs, ys, used, left_out = [], [], [], []
         for r in rows:
-            if r["kind"] != "mutant":
+            if r["kind"] not in kinds:
                 continue
             why = None
             if r["runtime"] is None:
@@ -207,6 +243,57 @@ def correlation_table(rows: list[dict], metrics: list[str], include_violations: 
         main[m]["rho_with_violations"] = every[m]["rho"]
         main[m]["n_with_violations"] = every[m]["n"]
     return main
+
+
+def factor(measured_ratio: float, predicted_ratio: float) -> float:
+    """How far the estimate's slowdown factor is from the measured one (>= 1)."""
+    return max(measured_ratio / predicted_ratio, predicted_ratio / measured_ratio)
+
+
+def accuracy(rows: list[dict], predictions: dict | None = None) -> dict:
+    """Over the rows: Spearman's rho of the estimate's delta with the runtime
+    delta, the rows whose slowdown factor the estimate has within 1.5x and
+    2x, and the gate's misses: a row 10% faster or more gated as regressed,
+    one 5% slower or more that passed. With `predictions` (predict_rows.py),
+    the estimate is the one recorded there, and a tuning change's verdict is
+    the estimate's against the gate's tolerance."""
+    xs, ys, f15, f2, faster_regressed, slower_passed = [], [], [], [], [], []
+    for r in rows:
+        if r.get("runtime") is None:
+            continue
+        if predictions is not None:
+            p = predictions.get(r["id"], {})
+            if "base" not in p or "edit" not in p:
+                continue
+            pred = p["edit"] / p["base"]
+        else:
+            e = r["static"].get(ESTIMATE, {})
+            if e.get("delta_pct") is None:
+                continue
+            pred = e["edit"] / e["base"]
+        meas = r["runtime"]["edit_ms"] / r["runtime"]["base_ms"]
+        xs.append(pred)
+        ys.append(meas)
+        f15.append(factor(meas, pred) <= 1.5)
+        f2.append(factor(meas, pred) <= 2)
+        gate = r.get("gate") or {}
+        state = gate.get("state")
+        if predictions is not None and gate.get("tuning"):
+            state = "regressed" if 100 * (pred - 1) > ESTIMATE_TOLERANCE_PCT else "pass"
+        delta = 100 * (meas - 1)
+        if delta <= -10 and state == "regressed":
+            faster_regressed.append(r["id"])
+        if delta >= 5 and state in ("pass", "improved"):
+            slower_passed.append(r["id"])
+    return {"n": len(xs), "rho": spearman(xs, ys), "within_1_5": sum(f15), "within_2": sum(f2),
+            "faster_regressed": faster_regressed, "slower_passed": slower_passed}
+
+
+def base_accuracy(rows: list[dict]) -> dict:
+    ok = [r for r in rows if r["kind"] == "config" and r.get("predicted_us")]
+    ratios = [r["predicted_us"] / r["measured_us"] for r in ok]
+    return {"n": len(ok), "within_2": sum(0.5 <= x <= 2 for x in ratios),
+            "within_1_5": sum(1 / 1.5 <= x <= 1.5 for x in ratios)}
 
 
 def controls(rows: list[dict]) -> dict:
@@ -261,13 +348,61 @@ def fmt_num(v):
     return str(int(v)) if isinstance(v, (int, float)) else str(v)
 
 
+def summary(doc: dict) -> list[str]:
+    """The targets: rank correlation, the slowdown factor within 1.5x and 2x,
+    the gate's misses, and each base configuration's time within 2x."""
+    a = doc["accuracy"]
+    sets = [("validation edits, as the model committed before their timing predicted them",
+             a.get("validation_before")),
+            ("validation edits, the model now", a["validation"]),
+            ("corpus mutants (fitted)", a["mutant"]),
+            ("all edits, the model now", a["all"])]
+    out = ["## The launch estimate against the runtime", "",
+           f"`{ESTIMATE}` (the launch model's time) per edit: its delta ranked against the "
+           f"runtime delta, its slowdown factor (edit / base) against the measured one, and "
+           f"the gate's verdicts (a tuning change judged by `{ESTIMATE}` past its "
+           f"{ESTIMATE_TOLERANCE_PCT:g}% tolerance, any other edit by every gated metric).", "",
+           "| set | rows | Spearman ρ | factor within 1.5x | within 2x | ≥10% faster, gated regressed | ≥5% slower, passed |",
+           "| --- | ---: | ---: | ---: | ---: | --- | --- |"]
+    for name, x in sets:
+        if not x:
+            continue
+        rho = "n/a" if x["rho"] is None else f"{x['rho']:+.3f}"
+        n = x["n"] or 1
+        out.append(f"| {name} | {x['n']} | {rho} | {x['within_1_5']} ({100 * x['within_1_5'] / n:.0f}%) | "
+                   f"{x['within_2']} ({100 * x['within_2'] / n:.0f}%) | "
+                   f"{', '.join(x['faster_regressed']) or 'none'} | {', '.join(x['slower_passed']) or 'none'} |")
+    b = doc["bases"]
+    out += ["", f"Base configurations timed alone: the estimate within 2x of the measured time for "
+                f"{b['within_2']} of {b['n']}, within 1.5x for {b['within_1_5']}."]
+    if doc.get("predictions_file"):
+        out += ["", f"Predictions before the timing: `{doc['predictions_file']}` "
+                    f"({doc.get('predictions_tileperf')}, made with `tools/bench/predict_rows.py`)."]
+    return out + [""]
+
+
+def bases_table(doc: dict) -> list[str]:
+    out = ["## Base configurations: estimated and measured time", "",
+           "| configuration | measured µs | estimated µs | estimate / measured | limit | blocks/SM | DRAM busy |",
+           "| --- | ---: | ---: | ---: | --- | ---: | ---: |"]
+    for r in doc["rows"]:
+        if r["kind"] != "config" or r.get("predicted_us") is None:
+            continue
+        out.append(f"| {r['id']} | {r['measured_us']:.1f} | {r['predicted_us']:.1f} | "
+                   f"{r['predicted_us'] / r['measured_us']:.2f} | {r['limit']} | {r['blocks_per_sm']} | "
+                   f"{r['dram_pct']}% |")
+    return out + [""]
+
+
 def markdown(doc: dict) -> str:
     metrics = doc["metrics"]
     p = doc["provenance"]
     lines = [
         "# Runtime of the edit corpus against the gate's static metrics",
         "",
-        f"Each edit of `tests/mutants` (and, as controls, `tests/noop`) timed against its base "
+        f"Each edit of `tests/mutants` (the corpus the launch model was built on), of "
+        f"`tests/validation` (edits written to test it, timed after it was committed) and, as "
+        f"controls, of `tests/noop`, timed against its base "
         f"configuration on one {p.get('gpu')}, launching the very cubins the gate measured "
         f"(`config.signature()`, tileiras {doc['cubins'].get('tileiras_release')}, "
         f"{doc['cubins'].get('arch')}; identity checked by SHA-256 at cuTile's compile hook and "
@@ -313,8 +448,11 @@ def markdown(doc: dict) -> str:
                        + " | ".join(fmt_static(r["static"][m]) for m in metrics) + " |")
         return out
 
-    lines += ["## Mutants", ""] + table("mutant") + [""]
+    lines += summary(doc)
+    lines += ["## Validation edits (not fitted)", ""] + table("validation") + [""]
+    lines += ["## Mutants (the corpus the model was built on)", ""] + table("mutant") + [""]
     lines += ["## No-op edits (controls)", ""] + table("noop") + [""]
+    lines += bases_table(doc)
     c = doc["controls"]
     if c["n"]:
         same_sign = ""
@@ -327,7 +465,7 @@ def markdown(doc: dict) -> str:
                   f"{fmt_pct(c['max_pct'])} (median |Δ| {c['median_abs_pct']:.2f}%): a mutant "
                   f"whose |Δ| is below {c['max_abs_pct']:.2f}% is within the noise."
                   + same_sign, ""]
-    lines += ["## Rank correlation with the runtime delta (mutants)", "",
+    lines += ["## Rank correlation with the runtime delta (mutants and validation edits)", "",
               "| static metric | Spearman ρ | rows | left out |", "| --- | --- | --- | --- |"]
     for m in metrics:
         s = doc["spearman"][m]
@@ -338,10 +476,11 @@ def markdown(doc: dict) -> str:
         left = "; ".join(f"{k}: {len(v)}" for k, v in why.items()) or "none"
         lines.append(f"| `{m}` | {rho} | {s['n']} | {left} |")
     lines.append("")
+    edit_rows = [r for r in doc["rows"] if r["kind"] != "config"]
     notes = []
-    if any(r.get("assumption_violations") for r in doc["rows"]):
+    if any(r.get("assumption_violations") for r in edit_rows):
         groups: dict[str, list[str]] = {}
-        for r in doc["rows"]:
+        for r in edit_rows:
             if r.get("assumption_violations"):
                 what = sorted({re.sub(r"^argument \d+: ", "", v)
                                for vs in r["assumption_violations"].values() for v in vs})
@@ -355,23 +494,23 @@ def markdown(doc: dict) -> str:
                                       else f"{doc['spearman'][m]['rho_with_violations']:+.3f}")
                          for m in metrics) + "). " + " ".join(
                          f"{what} in {', '.join(ids)}." for what, ids in groups.items()))
-    if doc["rows"]:
+    if edit_rows:
         notes.append("Base times of one configuration differ between rows (the matmul base "
                      "beside a slow edit and beside a no-op, say), presumably with the clocks "
                      "under each row's load, which the run does not record per row: compare "
                      "base and edit within a row, where they alternate under the same "
                      "conditions.")
-    if any(not r["static_matches_timed_cubins"] for r in doc["rows"]):
+    if any(not r["static_matches_timed_cubins"] for r in edit_rows):
         notes.append("‡ the static metrics are not of the timed cubins: " + "; ".join(
             f"{r['id']}: " + ", ".join(f"{s} {f['state']}" for s, f in r["static_files"].items()
                                        if f["state"] != "same cubin")
-            for r in doc["rows"] if not r["static_matches_timed_cubins"]))
-    missing = sorted({m for r in doc["rows"] for m in metrics if r["static"][m]["delta_pct"] is None
+            for r in edit_rows if not r["static_matches_timed_cubins"]))
+    missing = sorted({m for r in edit_rows for m in metrics if r["static"][m]["delta_pct"] is None
                       and r["static_matches_timed_cubins"]})
     if missing:
         notes.append("missing: metrics absent from the gate's metrics files: "
                      + ", ".join(f"`{m}`" for m in missing))
-    errors = [r for r in doc["rows"] if r["runtime"] is None]
+    errors = [r for r in edit_rows if r["runtime"] is None]
     if errors:
         notes.append("not timed: " + "; ".join(f"{r['id']}: {r['error']}" for r in errors))
     if notes:
@@ -380,10 +519,23 @@ def markdown(doc: dict) -> str:
 
 
 def build_doc(timing: dict, timing_path: Path, build: Path, metrics: list[str],
-              include_violations: bool, command: str) -> dict:
+              include_violations: bool, command: str, predictions: dict | None = None,
+              predictions_path: Path | None = None) -> dict:
     rows = [join_row(r, build, metrics) for r in timing["rows"]]
     prov = timing.get("provenance", {})
+    edits = [r for r in rows if r["kind"] in ("mutant", "validation")]
+    acc = {"mutant": accuracy([r for r in rows if r["kind"] == "mutant"]),
+           "validation": accuracy([r for r in rows if r["kind"] == "validation"]),
+           "all": accuracy(edits)}
+    if predictions is not None:
+        acc["validation_before"] = accuracy([r for r in rows if r["kind"] == "validation"],
+                                            predictions["rows"])
+        acc["all_before"] = accuracy(edits, predictions["rows"])
     return {
+        "accuracy": acc,
+        "bases": base_accuracy(rows),
+        "predictions_file": rel(predictions_path) if predictions_path else None,
+        "predictions_tileperf": predictions.get("tileperf") if predictions else None,
         "format": "tileperf-runtime-vs-static/1",
         "command": command,
         "timing_file": rel(timing_path),
@@ -408,6 +560,9 @@ def main(argv=None) -> int:
                     help="comma-separated metric names (default: %(default)s)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
                     help="writes <out>.md and <out>.json (default: %(default)s)")
+    ap.add_argument("--predictions", type=Path, default=None,
+                    help="predict_rows.py's record of the estimates before the timing (default: "
+                         "<timing stem>.predictions.json when it exists)")
     ap.add_argument("--include-assumption-violations", action="store_true",
                     help="count rows whose inputs broke the signature's assumptions in the "
                          "correlations")
@@ -423,8 +578,15 @@ def main(argv=None) -> int:
     if args.include_assumption_violations:
         words.append("--include-assumption-violations")
     timing = json.loads(args.timing.read_text())
+    predictions_path = args.predictions
+    if predictions_path is None:
+        guess = args.timing.with_name(args.timing.name.replace(".device.json", "") + ".predictions.json")
+        predictions_path = guess if guess.exists() else None
+    elif rel(predictions_path):
+        words += ["--predictions", rel(predictions_path)]
+    predictions = json.loads(predictions_path.read_text()) if predictions_path else None
     doc = build_doc(timing, args.timing, args.build, metrics,
-                    args.include_assumption_violations, shlex.join(words))
+                    args.include_assumption_violations, shlex.join(words), predictions, predictions_path)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     Path(f"{args.out}.json").write_text(json.dumps(json_safe(doc), indent=1, allow_nan=False)
                                         + "\n")
@@ -432,7 +594,12 @@ def main(argv=None) -> int:
     for m in metrics:
         s = doc["spearman"][m]
         rho = "n/a" if s["rho"] is None else f"{s['rho']:+.3f}"
-        print(f"{m:<24} Spearman rho {rho} over {s['n']} mutant rows")
+        print(f"{m:<24} Spearman rho {rho} over {s['n']} edit rows")
+    for name, x in doc["accuracy"].items():
+        rho = "n/a" if x["rho"] is None else f"{x['rho']:+.3f}"
+        print(f"{name:<18} {x['n']} rows, rho {rho}, within 1.5x {x['within_1_5']}, within 2x "
+              f"{x['within_2']}, faster gated regressed {len(x['faster_regressed'])}, slower passed "
+              f"{len(x['slower_passed'])}")
     print(f"wrote {rel(Path(f'{args.out}.md'))} and {rel(Path(f'{args.out}.json'))}")
     return 0
 

@@ -82,7 +82,8 @@ def patch_header(path: Path) -> dict:
     if not m:
         raise ValueError(f"{path}: no '+++ b/<file>' line")
     fields["target"] = m.group(1)
-    fields["kind"] = "noop" if fields["expect"] == ["no", "change"] else "mutant"
+    fields["kind"] = ("noop" if fields["expect"] == ["no", "change"]
+                      else "validation" if fields["expect"] == ["measured"] else "mutant")
     return fields
 
 
@@ -280,7 +281,8 @@ def main(argv=None) -> int:
                              env=tool_env()).stdout
     release = re.search(r"release ([\d.]+), V([\d.]+)", version)
 
-    corpus = {"mutant": TOP / "tests/mutants", "noop": TOP / "tests/noop"}
+    corpus = {"mutant": TOP / "tests/mutants", "noop": TOP / "tests/noop",
+              "validation": TOP / "tests/validation"}
     if args.patches:
         patches = []
         for p in args.patches:
@@ -288,11 +290,11 @@ def main(argv=None) -> int:
                 found = [d / f"{p.name.removesuffix('.patch')}.patch" for d in corpus.values()]
                 found = [f for f in found if f.exists()]
                 if not found:
-                    ap.error(f"{p}: no such patch in tests/mutants or tests/noop")
+                    ap.error(f"{p}: no such patch in tests/mutants, tests/noop or tests/validation")
                 p = found[0]
             patches.append(p.resolve())
     else:
-        patches = sorted(corpus["mutant"].glob("*.patch")) + sorted(corpus["noop"].glob("*.patch"))
+        patches = [p for folder in corpus.values() for p in sorted(folder.glob("*.patch"))]
 
     out = (args.out or TOP / (".gate-cubins" if args.configs else ".timing")).resolve()
     if out.exists():

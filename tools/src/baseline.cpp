@@ -45,19 +45,37 @@ std::string detail_path(const std::string& baseline) {
   return (p.parent_path() / (p.stem().string() + ".detail.json")).string();
 }
 
-void write_baseline(const std::string& path, const Metrics& m, const Policy& policy) {
+BaselineTexts baseline_texts(const std::string& path, const Metrics& m, const Policy& policy) {
   Split s = split(m, policy);
   nlohmann::json main = to_json(s.main);
+  BaselineTexts out;
+  if (!s.detail.is_null()) {
+    out.detail = s.detail.dump(2) + "\n";
+    main["detail"] = {{"file", fs::path(detail_path(path)).filename().string()}, {"sha256", sha256_hex(out.detail)}};
+  }
+  out.main = main.dump(2) + "\n";
+  return out;
+}
+
+bool baseline_is(const std::string& path, const Metrics& m, const Policy& policy) {
+  BaselineTexts want = baseline_texts(path, m, policy);
+  std::error_code ec;
   std::string detail = detail_path(path);
-  if (s.detail.is_null()) {
+  if (!fs::exists(path, ec) || read_file(path) != want.main) return false;
+  if (want.detail.empty()) return !fs::exists(detail, ec);
+  return fs::exists(detail, ec) && read_file(detail) == want.detail;
+}
+
+void write_baseline(const std::string& path, const Metrics& m, const Policy& policy) {
+  BaselineTexts t = baseline_texts(path, m, policy);
+  std::string detail = detail_path(path);
+  if (t.detail.empty()) {
     std::error_code ignored;
     fs::remove(detail, ignored);
   } else {
-    std::string text = s.detail.dump(2) + "\n";
-    write_file_atomic(detail, text);
-    main["detail"] = {{"file", fs::path(detail).filename().string()}, {"sha256", sha256_hex(text)}};
+    write_file_atomic(detail, t.detail);
   }
-  write_file_atomic(path, main.dump(2) + "\n");
+  write_file_atomic(path, t.main);
 }
 
 Metrics parse_baseline(const std::string& path, const std::string& text, const DetailReader& read_detail) {

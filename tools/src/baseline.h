@@ -25,6 +25,15 @@ std::string detail_path(const std::string& baseline);
 // `policy` is informational go to the detail file.
 void write_baseline(const std::string& path, const Metrics& m, const Policy& policy);
 
+// The two files write_baseline writes (detail "" when there is none), and
+// whether the files at `path` are already those, byte for byte (a policy
+// that moved a metric between gated and informational changes them).
+struct BaselineTexts {
+  std::string main, detail;
+};
+BaselineTexts baseline_texts(const std::string& path, const Metrics& m, const Policy& policy);
+bool baseline_is(const std::string& path, const Metrics& m, const Policy& policy);
+
 // Both files merged into one Metrics. A baseline without a detail entry
 // (one file, as older releases wrote) is read whole.
 Metrics read_baseline(const std::string& path);

@@ -147,6 +147,28 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann
 }
 
 // What a check measured beside the metrics, for its report.
+// What the reports draw of the main loop (and of the producer loop beside
+// it): the launch estimate's line and the replay of one steady iteration.
+nlohmann::json timeline_record(const Measurement& m) {
+  nlohmann::json loops = nlohmann::json::array();
+  auto add = [&](int index, const char* role) {
+    if (index < 0) return;
+    auto it = m.launch.timeline.loops.find(static_cast<std::size_t>(index));
+    if (it == m.launch.timeline.loops.end()) return;
+    const LoopInfo& l = m.loops.loops[static_cast<std::size_t>(index)];
+    nlohmann::json j = timeline_json(it->second);
+    j["role"] = role;
+    j["loop"] = loop_name(l);
+    j["warps"] = format_warps(l.warps);
+    if (l.lines) j["lines"] = format_lines(*l.lines);
+    if (std::string(role) == "main") j["overlap_pct"] = std::lround(100 * std::max(0.0, m.launch.overlap));
+    loops.push_back(std::move(j));
+  };
+  add(m.loops.main, "main");
+  add(producer_loop(m.loops), "producer");
+  return {{"format", "tileperf-timeline/1"}, {"launch", describe_launch(m.launch)}, {"loops", loops}};
+}
+
 struct Seen {
   LoopReport loops;                                // the main loop, for a loop regression
   std::map<std::string, std::string> line_paths;  // "gelu.py" -> the path the line table names
@@ -177,7 +199,9 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   auto t = Clock::now();
   ToolOutputs outputs = tool_outputs(o, m, dump, cubin, remarks, result);
   auto problem = problem_from_record(dump, o.dump_info);
-  Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr);
+  Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr, true);
+  result.launch = describe_launch(measured.launch);
+  write_file_atomic(o.prefix() + ".timeline.json", timeline_record(measured).dump(1) + "\n", Durability::kRenamed);
   m.values = std::move(measured.values);
   result.notes = std::move(measured.notes);
   seen.loops = std::move(measured.loops);
@@ -220,7 +244,8 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     // Unchanged only when every metric is: a metric that appears or goes
     // away with the value 0 is a change too.
     if (old.values == current.values && old.lines == current.lines && same_toolchain(old, current) &&
-        old.signature == current.signature && old.generator == current.generator) {
+        old.signature == current.signature && old.generator == current.generator &&
+        baseline_is(o.baseline, current, policy)) {
       result.state = State::kUnchanged;
       return kExitOk;
     }
@@ -362,6 +387,7 @@ void finish(const CheckOptions& o, TestResult& result, const std::string& report
   std::string timing = timing_text(result);
   fmt::print("{}: {}{}{}\n", result.id.name(), state_name(result.state), format_key_metrics(result.key_metrics),
              timing.empty() ? "" : " (" + timing + ")");
+  if (!result.launch.empty()) fmt::print("  launch: {}\n", result.launch);
   if (print_message && !result.message.empty()) fmt::print("  {}\n", result.message);
   fmt::print("{}", report);
   for (const auto& note : result.notes) fmt::print("  note: {}\n", note);
@@ -370,7 +396,7 @@ void finish(const CheckOptions& o, TestResult& result, const std::string& report
 // The exit code of a self-test: 0 when the edit did what its patch says.
 int judged(const EditExpectation& edit, const TestResult& result) {
   EditVerdict v = judge_edit(edit, &result);
-  fmt::print("{} check: {}\n", edit.kind == EditKind::kMutant ? "mutant" : "noop", v.text);
+  fmt::print("{} check: {}\n", kind_name(edit.kind), v.text);
   return v.as_expected ? kExitOk : kExitRegression;
 }
 

@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct LoopsOptions {
-  std::string input, sass, remarks, dump_info;
+  std::string input, sass, remarks, dump_info, res_usage;
   Toolchain tc;
   bool json = false, gantt = false;
   std::vector<std::string> latencies;  // NAME=CYCLES
@@ -78,10 +78,6 @@ std::string arch_of_cubin_name(const std::string& cubin) {
   if (p.extension() != ".cubin" || dot == std::string::npos) return "";
   std::string arch = stem.substr(dot + 1);
   return arch.rfind("sm_", 0) == 0 ? arch : "";
-}
-
-std::string loop_name(const LoopInfo& l) {
-  return fmt::format("{:#06x}-{:#06x}", l.begin, l.end);
 }
 
 void print_loop(const LoopReport& r, std::size_t i, int indent) {
@@ -150,12 +146,14 @@ nlohmann::json loop_json(const LoopReport& r) {
 
 // The tool output `loops` measures a cubin from: the files a test left
 // beside it, else cuobjdump run now.
-ToolOutputs loop_outputs(LoopsOptions& o) {
-  ToolOutputs out;
+// Whether the resource usage the launch estimate needs is at hand: beside the
+// cubin, given, or from a cuobjdump that exists.
+bool loop_outputs(LoopsOptions& o, ToolOutputs& out) {
   const std::string& cubin = o.input;
   if (o.sass.empty()) o.sass = sibling(cubin, ".sass");
   if (o.remarks.empty()) o.remarks = sibling(cubin, ".remarks.yaml");
-  std::string res_usage = sibling(cubin, ".res-usage.txt");
+  std::string res_usage = o.res_usage.empty() ? sibling(cubin, ".res-usage.txt") : o.res_usage;
+  bool can_run = fs::exists(o.tc.cuobjdump);
   if (!o.sass.empty()) {
     out.sass_text = read_file(o.sass);
     out.sass_name = o.sass;
@@ -167,9 +165,11 @@ ToolOutputs loop_outputs(LoopsOptions& o) {
   if (!res_usage.empty()) {
     out.res_usage_text = read_file(res_usage);
     out.res_usage_name = res_usage;
-  } else {
+  } else if (can_run) {
     out.res_usage_text = run_cuobjdump(o.tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);
     out.res_usage_name = "cuobjdump -res-usage " + cubin;
+  } else {
+    return false;
   }
   if (!o.remarks.empty()) {
     out.remarks_text = read_file(o.remarks);
@@ -180,22 +180,7 @@ ToolOutputs loop_outputs(LoopsOptions& o) {
     out.tileir_text = read_file(tileir);
     out.tileir_name = tileir;
   }
-  return out;
-}
-
-// The loop whose picture goes beside the main loop's: the one with the
-// most copies issued by warps that do not run the main loop (the producer of
-// a warp-specialised pipeline), if any.
-int producer_loop(const LoopReport& r) {
-  if (r.main < 0) return -1;
-  WarpMask consumers = r.loops[static_cast<std::size_t>(r.main)].warps;
-  int best = -1;
-  for (std::size_t i = 0; i < r.loops.size(); ++i) {
-    const LoopInfo& l = r.loops[i];
-    if (l.spin || static_cast<int>(i) == r.main || (l.warps & consumers) != 0 || l.async_copies == 0) continue;
-    if (best < 0 || l.async_copies > r.loops[static_cast<std::size_t>(best)].async_copies) best = static_cast<int>(i);
-  }
-  return best;
+  return true;
 }
 
 void print_gantt(const LoopReport& r, const LaunchEstimate& e, int loop, const char* title) {
@@ -230,7 +215,7 @@ void print_launch(const Measurement& m) {
 }
 
 int print_report(const LoopsOptions& o, const SassListing& listing, const LoopReport& report, const Measurement* m,
-                 bool has_problem) {
+                 const Problem* problem) {
   if (o.json) {
     auto j = loop_json(report);
     if (m) {
@@ -249,9 +234,9 @@ int print_report(const LoopsOptions& o, const SassListing& listing, const LoopRe
   fmt::print("{} ({}): {} loop(s), {} retry loop(s), {} backward branch(es) that are not loops; cost {:.0f} per "
              "block{}\n",
              fmt::join(names, ", "), report.arch, loops, spin, report.backward_non_loop_edges, report.block_cost,
-             m && has_problem ? fmt::format(", {:.0f} per launch of {} blocks",
-                                            report.block_cost * static_cast<double>(m->launch.blocks), m->launch.blocks)
-                              : "");
+             problem ? fmt::format(", {:.0f} per launch of {} blocks",
+                                   report.block_cost * static_cast<double>(problem->blocks), problem->blocks)
+                     : "");
   print_tree(report, -1, 1);
   fmt::print("  {}\n", main_choice(report));
   if (m && m->lines.counts.empty()) fmt::print("  (the cubin has no line table)\n");
@@ -280,6 +265,8 @@ int run_loops(const Args& args) {
   app.add_option("--sass", o.sass, "the cubin's listing (default: <cubin stem>.sass beside it, "
                                    "else cuobjdump is run)");
   app.add_option("--remarks", o.remarks, "tileiras remarks (default: <cubin stem>.remarks.yaml)");
+  app.add_option("--res-usage", o.res_usage, "the cubin's `cuobjdump -res-usage` output (default: <cubin "
+                                             "stem>.res-usage.txt beside it, else cuobjdump is run)");
   app.add_option("--dump-info", o.dump_info,
                  "dump record with the problem (default: <config>.tileirbc.json beside the cubin)");
   app.add_option("--cuobjdump", o.tc.cuobjdump, "cuobjdump executable")->default_val("cuobjdump");
@@ -308,13 +295,29 @@ int run_loops(const Args& args) {
     std::int64_t hint = 0;
     if (!o.remarks.empty()) hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
     LoopReport report = analyze_loops(listing, {nullptr, problem ? &*problem : nullptr, hint});
-    return print_report(o, listing, report, nullptr, false);
+    return print_report(o, listing, report, nullptr, problem ? &*problem : nullptr);
   }
-  ToolOutputs outputs = loop_outputs(o);
+  ToolOutputs outputs;
+  if (!loop_outputs(o, outputs)) {
+    // Without the resource usage there is no launch estimate: the loops alone.
+    if (o.gantt) throw UsageError("loops: --gantt needs the cubin's resource usage (--res-usage, or --cuobjdump)");
+    std::istringstream in(outputs.sass_text);
+    SassListing listing = parse_sass(in, outputs.sass_name);
+    ElfFile elf = parse_elf(data, o.input);
+    LineTable lines = read_line_table(data, elf, o.input);
+    std::int64_t hint = 0;
+    if (!o.remarks.empty()) hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
+    int warps = static_cast<int>(std::min<std::int64_t>((kernel_of(listing, data, elf, o.input).threads_per_block() + 31) / 32,
+                                                        kMaxWarps));
+    LoopReport report = analyze_loops(listing, {&lines, problem ? &*problem : nullptr, hint, warps});
+    print_report(o, listing, report, nullptr, problem ? &*problem : nullptr);
+    if (!o.json) fmt::print("  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n");
+    return kExitOk;
+  }
   Measurement m = measure(outputs, o.input, problem ? &*problem : nullptr, true, overrides);
   std::istringstream in(outputs.sass_text);
   SassListing listing = parse_sass(in, outputs.sass_name);
-  return print_report(o, listing, m.loops, &m, problem.has_value());
+  return print_report(o, listing, m.loops, &m, problem ? &*problem : nullptr);
 }
 
 }  // namespace tileperf

@@ -10,6 +10,7 @@
 // exports another kernel (a dtype, a constraint, a hint) than the baseline's.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,19 @@
 
 namespace tileperf {
 
-enum class EditKind { kMutant, kNoop };
+// A mutant must be caught; a no-op edit must move nothing; a validation
+// edit (timed on a GPU against the launch model) must be judged as its
+// measured runtime says: failed when it runs 5% slower or more, not
+// regressed when it runs 10% faster or more.
+enum class EditKind { kMutant, kNoop, kValidation };
+
+// The runtime change a validation edit's patch records for `config`
+// ("measured: f16_1024=-69.7% bf16_4096=+2.5%"), or nothing when it is
+// "untimed" or names no such configuration.
+std::optional<double> measured_change(const std::string& measured, const std::string& config);
+// Whether `measured` is "untimed" or a list of <config>=<+N.N%>.
+bool valid_measured(const std::string& measured);
+const char* kind_name(EditKind k);
 
 inline constexpr const char* kSignatureExpectation = "signature";
 // "expect: tuning <state>": a tuning change (only constants and hints
@@ -32,6 +45,12 @@ struct EditExpectation {
   EditKind kind = EditKind::kMutant;
   std::vector<std::string> metrics;  // a mutant's expected metrics
   std::vector<std::string> configs;  // configurations its checks run
+  std::vector<std::string> archs;    // architectures it is checked on ("archs:"), empty: all
+  std::string measured;              // a validation edit's "measured:" ("f16_1024=+12.5%", "untimed")
+  // A validation edit the launch model is known to judge against its
+  // measurement ("miss:", why): its checks must keep missing, so that a
+  // model that gets it right is noticed and the line removed.
+  std::string miss;
 };
 
 struct EditVerdict {

@@ -433,6 +433,25 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const
   return m;
 }
 
+// The loop whose picture goes beside the main loop's: the one with the
+// most copies issued by warps that do not run the main loop (the producer of
+// a warp-specialised pipeline), if any.
+int producer_loop(const LoopReport& r) {
+  if (r.main < 0) return -1;
+  WarpMask consumers = r.loops[static_cast<std::size_t>(r.main)].warps;
+  int best = -1;
+  for (std::size_t i = 0; i < r.loops.size(); ++i) {
+    const LoopInfo& l = r.loops[i];
+    if (l.spin || static_cast<int>(i) == r.main || (l.warps & consumers) != 0 || l.async_copies == 0) continue;
+    if (best < 0 || l.async_copies > r.loops[static_cast<std::size_t>(best)].async_copies) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+std::string loop_name(const LoopInfo& l) {
+  return fmt::format("{:#06x}-{:#06x}", l.begin, l.end);
+}
+
 std::string format_lines(const LineRange& lines) {
   std::string name = file_name(lines.file);
   if (lines.first == lines.last) return fmt::format("{}:{}", name, lines.first);

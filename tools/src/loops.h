@@ -120,6 +120,14 @@ LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
 // without a problem), cost.unclassified.
 std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem);
 
+// The loop drawn beside the main loop: the one with the most copies
+// issued by warps that do not run the main loop (the producer of a
+// warp-specialised pipeline); -1 when there is none.
+int producer_loop(const LoopReport& r);
+
+// "0x0b10-0x0f60": a loop by its addresses.
+std::string loop_name(const LoopInfo& l);
+
 // "matmul.py:35-38" (the file name without its folder).
 std::string format_lines(const LineRange& lines);
 

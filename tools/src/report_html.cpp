@@ -76,6 +76,93 @@ std::string opcode_chart(const TestResult& r, std::string_view prefix, const std
   return out + "</svg>\n";
 }
 
+// One steady iteration of a loop as the replay scheduled it: a row per
+// instruction, its wait before issuing (red), its issue (a mark by kind:
+// MMA, load or copy in, store or copy out, barrier or wait, other) and the
+// cycles until its result or copy is complete (blue; past the iteration's
+// end it runs to the edge). Each row's title says what a wait was for.
+// At most this many rows: a longer body keeps its memory, MMA, barrier and
+// waiting instructions and says how many others it leaves out.
+constexpr std::size_t kMaxGanttRows = 160;
+
+std::string gantt_svg(const nlohmann::json& loop) {
+  nlohmann::json events = nlohmann::json::array();
+  std::size_t left_out = 0;
+  for (const auto& e : loop.at("events")) {
+    bool interesting = e.value("mark", "*") != "*" || e.value("waited", 0.0) > 0;
+    if (loop.at("events").size() <= kMaxGanttRows || interesting) {
+      events.push_back(e);
+    } else {
+      ++left_out;
+    }
+  }
+  if (events.size() > kMaxGanttRows) {
+    left_out += events.size() - kMaxGanttRows;
+    events.erase(events.begin() + static_cast<std::ptrdiff_t>(kMaxGanttRows), events.end());
+  }
+  double span = std::max(1.0, loop.value("cycles_per_iteration", 1.0));
+  const int label_w = 300, plot_w = 560, row_h = 12, top = 18;
+  int height = top + row_h * static_cast<int>(events.size()) + 6;
+  auto x = [&](double cycle) { return label_w + std::clamp(cycle / span, 0.0, 1.0) * plot_w; };
+  std::string out = fmt::format("<svg class=\"gantt\" data-loop=\"{}\" data-role=\"{}\" width=\"{}\" height=\"{}\" "
+                                "role=\"img\" aria-label=\"schedule of one iteration of loop {}\">\n",
+                                esc(loop.value("loop", "")), esc(loop.value("role", "")), label_w + plot_w + 10, height,
+                                esc(loop.value("loop", "")));
+  for (int q = 0; q <= 4; ++q) {
+    double c = span * q / 4;
+    out += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0:.1f}\" "
+                       "y=\"10\">{3:.0f}</text>\n",
+                       x(c), top - 4, height, c);
+  }
+  int row = 0;
+  for (const auto& e : events) {
+    int y = top + row_h * row++;
+    double issue = e.value("issue", 0.0), done = e.value("done", issue), waited = e.value("waited", 0.0);
+    std::string mark = e.value("mark", "*");
+    std::string tip = e.value("address", "") + " " + e.value("opcode", "");
+    if (waited > 0) {
+      tip += fmt::format(": waits {:.0f} cycles for {}", waited, e.value("waits_for", ""));
+      if (e.contains("waited_on_iteration")) {
+        tip += " (" + e.value("waited_on", std::string("")) + (e.contains("waited_on") ? ", " : "") +
+               e.value("waited_on_iteration", "") + ")";
+      }
+    }
+    out += fmt::format("<g class=\"event\" data-mark=\"{}\"><title>{}</title>", esc(mark), esc(tip));
+    out += fmt::format("<text x=\"0\" y=\"{}\">{} {}</text>", y + 9, esc(e.value("address", "")),
+                       esc(e.value("opcode", "").substr(0, 34)));
+    if (waited > 0) {
+      out += fmt::format("<rect class=\"wait\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>", x(issue - waited),
+                         y + 2, std::max(1.0, x(issue) - x(issue - waited)), row_h - 4);
+    }
+    if (done > issue) {
+      out += fmt::format("<rect class=\"flight mark-{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>", esc(mark),
+                         x(issue), y + 3, std::max(1.0, x(done) - x(issue)), row_h - 6);
+    }
+    out += fmt::format("<rect class=\"issue mark-{}\" x=\"{:.1f}\" y=\"{}\" width=\"3\" height=\"{}\"/></g>\n", esc(mark),
+                       x(issue) - 1, y + 1, row_h - 2);
+  }
+  out += "</svg>\n";
+  if (left_out) out += fmt::format("<p class=\"note\">{} other instruction(s) of the iteration not drawn</p>\n", left_out);
+  return out;
+}
+
+std::string timeline_section(const TestView& t) {
+  std::string out;
+  if (!t.timeline_problem.empty()) out += "<p class=\"note\">note: " + esc(t.timeline_problem) + "</p>\n";
+  if (t.timeline.is_null()) return out;
+  for (const auto& loop : t.timeline.at("loops")) {
+    if (!loop.is_object() || !loop.contains("events") || !loop.at("events").is_array()) continue;
+    std::string role = loop.value("role", "") == "main" ? "Main loop" : "Producer loop";
+    std::string overlap = loop.contains("overlap_pct") ? fmt::format(", overlap {}%", loop.value("overlap_pct", 0)) : "";
+    out += fmt::format("<details class=\"schedule\" open><summary>{} {} ({}{}), one steady iteration: {:.0f} cycles{}</summary>\n",
+                       role, esc(loop.value("loop", "")), esc(loop.value("warps", "")),
+                       loop.contains("lines") ? ", " + esc(loop.value("lines", "")) : "",
+                       loop.value("cycles_per_iteration", 0.0), overlap);
+    out += gantt_svg(loop) + "</details>\n";
+  }
+  return out;
+}
+
 std::string test_detail(const TestView& t) {
   const TestResult& r = *t.result;
   std::string out = fmt::format(
@@ -84,6 +171,7 @@ std::string test_detail(const TestView& t) {
       state_class(t.state), esc(t.anchor), esc(t.name), esc(t.anchor), esc(t.name), state_class(t.state),
       esc(t.state));
   if (!r.message.empty()) out += "<p class=\"message\">" + esc(r.message) + "</p>\n";
+  if (!r.launch.empty()) out += "<p class=\"launch\">launch: " + esc(r.launch) + "</p>\n";
   for (const auto& b : r.broken) {
     out += fmt::format("<p class=\"regressed broken\">check broken: {}{}; found {}</p>\n", esc(b.require),
                        b.why.empty() ? "" : " (" + esc(b.why) + ")", esc(b.found));
@@ -101,6 +189,7 @@ std::string test_detail(const TestView& t) {
   }
   out += opcode_chart(r, kOpcodePrefix, "Opcodes that moved");
   out += opcode_chart(r, kLoopOpcodePrefix, "Opcodes that moved in the main loop");
+  out += timeline_section(t);
   for (const auto& n : r.notes) out += "<p class=\"note\">note: " + esc(n) + "</p>\n";
   return out + "</article>\n";
 }

@@ -35,6 +35,13 @@ svg text { font: 11px sans-serif; }
 .bar.up { fill: #d9534f; } .bar.down { fill: #5cb85c; }
 .arch-sm_120 { fill: #4e79a7; } .arch-sm_100 { fill: #f28e2b; } .arch-sm_90 { fill: #59a14f; }
 .arch-other { fill: #999; }
+.launch { font-family: ui-monospace, monospace; font-size: 12px; }
+svg.gantt text { font: 10px ui-monospace, monospace; }
+svg.gantt .grid { stroke: #ddd; }
+svg.gantt .wait { fill: #f3c4c4; }
+svg.gantt .flight { fill: #b9d3ee; } svg.gantt .flight.mark-M { fill: #c9b7e8; }
+svg.gantt .issue { fill: #444; } svg.gantt .issue.mark-M { fill: #6a3fb5; } svg.gantt .issue.mark-L { fill: #1f5fa8; }
+svg.gantt .issue.mark-S { fill: #2a7d3c; } svg.gantt .issue.mark-B { fill: #b02020; }
 #filter { width: 24em; padding: .2em; }
 tr[hidden] { display: none; }
 )css";

@@ -1,5 +1,9 @@
 #include "report_view.h"
 
+#include "text.h"
+
+#include <filesystem>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -190,6 +194,33 @@ void sort_by_state(std::vector<const TestView*>& tests) {
 
 }  // namespace
 
+namespace {
+
+// <prefix>.timeline.json beside <prefix>.result.json, when it is there;
+// `problem` says why one that is there cannot be read.
+nlohmann::json timeline_beside(const std::string& result_file, std::string& problem) {
+  const std::string suffix = ".result.json";
+  if (result_file.size() <= suffix.size() ||
+      result_file.compare(result_file.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return nullptr;
+  }
+  std::string path = result_file.substr(0, result_file.size() - suffix.size()) + ".timeline.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return nullptr;
+  try {
+    auto j = nlohmann::json::parse(read_file(path));
+    if (j.is_object() && j.value("format", "") == "tileperf-timeline/1" && j.contains("loops") && j["loops"].is_array()) {
+      return j;
+    }
+    problem = path + ": not a tileperf-timeline/1 record";
+  } catch (const std::exception& e) {
+    problem = path + ": " + e.what();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 ReportView make_report_view(const std::vector<TestResult>& results, bool include_earlier) {
   ReportView view;
   for (const auto& r : results) {
@@ -213,6 +244,7 @@ ReportView make_report_view(const std::vector<TestResult>& results, bool include
       auto it = r.key_metrics.find(k);
       t.key.push_back(it == r.key_metrics.end() ? std::nullopt : std::optional(it->second));
     }
+    t.timeline = timeline_beside(r.file, t.timeline_problem);
     view.tests.push_back(std::move(t));
   }
   std::sort(view.tests.begin(), view.tests.end(),

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compare.h"
 #include "result.h"
 #include "states.h"
@@ -81,6 +83,10 @@ struct TestView {
   std::vector<DiffRow> regressed() const;
   TopMoved opcodes, loop_opcodes;
   std::vector<std::optional<std::int64_t>> key;  // kKeyMetrics, in order; none when not measured
+  // The check's replay of the main loop (and the producer loop), from the
+  // <config>.<arch>.timeline.json beside the result file; null without one.
+  nlohmann::json timeline;
+  std::string timeline_problem;  // why a timeline file beside the result could not be read
   // "sass.mufu 9 -> 17 (+88.9%), regs 27 -> 40 (+48.1%) and 5 more": the
   // first metrics over their limit, for one collapsed line.
   std::string headline(std::size_t n = 3) const;

@@ -68,6 +68,7 @@ nlohmann::json to_json(const TestResult& r) {
   if (!r.run.empty()) j["run"] = r.run;
   if (!r.toolchain_change.empty()) j["toolchain_change"] = r.toolchain_change;
   if (!r.tuning.empty()) j["tuning"] = r.tuning;
+  if (!r.launch.empty()) j["launch"] = r.launch;
   if (!r.lines.empty()) {
     nlohmann::json lines = nlohmann::json::array();
     for (const auto& m : r.lines) lines.push_back(line_json(m));
@@ -122,7 +123,7 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
   for (const char* k : {"format", "kernel", "config", "arch", "state", "key_metrics", "seconds", "exit_code"}) {
     if (!j.contains(k)) malformed(filename, k, "is missing");
   }
-  check_strings(j, {"format", "test", "kernel", "config", "arch", "state", "message"}, filename, "");
+  check_strings(j, {"format", "test", "kernel", "config", "arch", "state", "message", "launch"}, filename, "");
   for (const char* k : {"kernel", "config"}) {
     if (!name_problem(j.at(k).get<std::string>()).empty()) malformed(filename, k, "must match [A-Za-z0-9_]+");
   }
@@ -203,6 +204,7 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     r.notes = j.value("notes", std::vector<std::string>{});
     r.toolchain_change = j.value("toolchain_change", std::vector<std::string>{});
     r.tuning = j.value("tuning", std::vector<std::string>{});
+    r.launch = j.value("launch", std::string());
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(filename, 0, std::string("malformed result: ") + e.what());

@@ -48,6 +48,9 @@ struct TestResult {
   // A tuning change (only constants and hints moved): the fields that did,
   // as "parameters[5].value: 64 -> 128"; judged by the launch estimate.
   std::vector<std::string> tuning;
+  // The launch estimate in one line ("est. 352 us, latency-bound: 1
+  // block(s)/SM (registers), 249 wave(s), DRAM 9% busy, L2 6%"); "" without one.
+  std::string launch;
 
   void set_diff(const Comparison& c);
   // The first kMaxLines moves, each with its source text where the file is at hand.

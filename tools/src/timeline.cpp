@@ -1,6 +1,7 @@
 #include "timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <filesystem>
 #include <optional>
@@ -517,15 +518,13 @@ char event_mark(const IssueEvent& e) {
 
 namespace {
 
+std::string iteration_text(const IssueEvent& e, int steady);
+
 std::string wait_text(const IssueEvent& e, int steady) {
   if (e.waited <= 0) return "";
   std::string out = fmt::format("waits {:.0f} for {}", e.waited, e.waits_for);
   if (e.waited_on != 0) {
-    std::string when = e.waited_on_iteration < 0          ? "before the loop"
-                       : e.waited_on_iteration == steady  ? "this iteration"
-                       : e.waited_on_iteration == steady - 1 ? "the previous iteration"
-                                                             : fmt::format("iteration {}", e.waited_on_iteration);
-    out += fmt::format(" <- {:#06x} ({})", e.waited_on, when);
+    out += fmt::format(" <- {:#06x} ({})", e.waited_on, iteration_text(e, steady));
   } else if (e.waited_for_memory) {
     out += " <- another warp's copies";
   }
@@ -534,18 +533,65 @@ std::string wait_text(const IssueEvent& e, int steady) {
 
 }  // namespace
 
-std::string format_gantt(const LoopTimeline& loop, int width) {
+namespace {
+
+// The replay shown: the middle of three iterations (both neighbours overlap
+// it), its first cycle and its length.
+struct Window {
   int steady = 0;
-  for (const auto& e : loop.events) steady = std::max(steady, e.iteration);
-  steady = std::min(steady, 1);
-  double t0 = -1, last = 0;
+  double t0 = -1, span = 0;
+};
+
+Window steady_window(const LoopTimeline& loop) {
+  Window w;
+  for (const auto& e : loop.events) w.steady = std::max(w.steady, e.iteration);
+  w.steady = std::min(w.steady, 1);
+  double last = 0;
   for (const auto& e : loop.events) {
-    if (e.iteration != steady) continue;
-    if (t0 < 0) t0 = e.issue - e.waited;
+    if (e.iteration != w.steady) continue;
+    if (w.t0 < 0) w.t0 = e.issue - e.waited;
     last = std::max(last, e.issue);
   }
+  w.span = std::max(loop.cycles_per_iteration, last - w.t0 + 1);
+  return w;
+}
+
+std::string iteration_text(const IssueEvent& e, int steady) {
+  if (e.waited_on == 0) return "";
+  return e.waited_on_iteration < 0               ? "before the loop"
+         : e.waited_on_iteration == steady       ? "this iteration"
+         : e.waited_on_iteration == steady - 1   ? "the previous iteration"
+                                                 : fmt::format("iteration {}", e.waited_on_iteration);
+}
+
+}  // namespace
+
+nlohmann::json timeline_json(const LoopTimeline& loop) {
+  Window w = steady_window(loop);
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : loop.events) {
+    if (e.iteration != w.steady) continue;
+    nlohmann::json j = {{"address", fmt::format("{:#06x}", e.address)}, {"opcode", e.opcode},
+                        {"mark", std::string(1, event_mark(e))}, {"issue", std::round(e.issue - w.t0)},
+                        {"done", std::round(e.done - w.t0)}, {"waited", std::round(e.waited)}};
+    if (e.waited > 0) j["waits_for"] = e.waits_for;
+    if (e.waited_on != 0) {
+      j["waited_on"] = fmt::format("{:#06x}", e.waited_on);
+      j["waited_on_iteration"] = iteration_text(e, w.steady);
+    } else if (e.waited_for_memory && e.waited > 0) {
+      j["waited_on_iteration"] = "another warp's copies";
+    }
+    events.push_back(j);
+  }
+  return {{"cycles_per_iteration", std::round(w.span)}, {"events", events}};
+}
+
+std::string format_gantt(const LoopTimeline& loop, int width) {
+  Window w = steady_window(loop);
+  int steady = w.steady;
+  double t0 = w.t0;
   if (t0 < 0) return "  (no instruction of the loop ran)\n";
-  double span = std::max(loop.cycles_per_iteration, last - t0 + 1);
+  double span = w.span;
   auto col = [&](double t) { return static_cast<int>(std::floor((t - t0) / span * width)); };
   std::string out = fmt::format("  {:.0f} cycles per iteration; one column = {:.1f} cycles\n", span, span / width);
   for (const auto& e : loop.events) {

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "line_table.h"
 #include "loops.h"
 #include "sass.h"
@@ -118,6 +120,12 @@ std::string format_gantt(const LoopTimeline& loop, int width);
 
 // The event's mark in the picture (see format_gantt).
 char event_mark(const IssueEvent& e);
+
+// The steady iteration as data for a picture: cycles per iteration and one
+// entry per instruction (address, opcode, mark, issue and done relative to
+// the iteration's start, the cycles it waited, what for, and for which
+// instruction of which iteration: "this", "previous", "before the loop").
+nlohmann::json timeline_json(const LoopTimeline& loop);
 
 // The bytes one TMA copy instruction at each source line moves: the tile
 // bytes of the TileIR operations at that line over the copies there.

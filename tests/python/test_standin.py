@@ -1,0 +1,75 @@
+"""The stand-in for torch (tileperf_dump.standin) and the launch record the
+dump step makes with it: shapes, strides, dtypes and bytes without data."""
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from tileperf_dump import Problem, launch_record
+from tileperf_dump.standin import StandInError, StandInTorch, launch_arrays
+
+TOP = Path(__file__).resolve().parents[2]
+
+
+def test_tensors_know_shape_strides_dtype_and_bytes():
+    torch = StandInTorch()
+    x = (2 * torch.randn(8, 16, device="cuda") + 0.5).to(torch.float16)
+    assert x.shape == (8, 16) and x.stride() == (16, 1) and x.dtype.name == "float16"
+    assert x.nbytes == 8 * 16 * 2
+    t = x.t()
+    assert t.shape == (16, 8) and t.stride() == (1, 16) and not t.is_contiguous()
+    assert x[:, :4].shape == (8, 4) and x[..., 4:].stride() == (16, 1)
+    assert torch.empty_like(x).dtype.name == "float16"
+    assert (x + torch.randn(16)).shape == (8, 16)  # broadcast
+    assert torch.randint(0, 9, (5,), dtype=torch.int32).dtype.itemsize == 4
+    assert torch.cuda.get_device_properties(0).multi_processor_count == 132
+    assert StandInTorch(multiprocessors=188).cuda.get_device_properties(0).multi_processor_count == 188
+
+
+def test_launch_arrays_count_each_allocation_once():
+    torch = StandInTorch()
+    a = torch.empty(1024, dtype=torch.float32)
+    b = torch.empty(512, dtype=torch.float16)
+    arrays, floor = launch_arrays((a, a[:256], b, 7, "x"))
+    assert [x["parameter"] for x in arrays] == [0, 1, 2]
+    assert arrays[1]["bytes"] == 4096  # a view: the bytes of what it views
+    assert floor == 4096 + 1024  # a and its view once, then b
+
+
+def test_what_needs_data_is_refused_by_name():
+    torch = StandInTorch()
+    with pytest.raises(StandInError, match=r"torch\.matmul\(\) needs real data"):
+        torch.matmul(torch.empty(2, 2), torch.empty(2, 2))
+    with pytest.raises(StandInError, match="do not broadcast"):
+        torch.empty(3, 4) + torch.empty(5)
+
+
+@pytest.mark.parametrize("kernel", ["vector_add", "softmax", "layer_norm", "matmul", "persistent_matmul",
+                                    "attention", "rope", "transpose", "silu_and_mul", "gelu", "rms_norm",
+                                    "batched_matmul"])
+def test_every_shipped_configuration_records_its_launch(kernel):
+    sys.path.insert(0, str(TOP / "kernels"))
+    try:
+        module = importlib.import_module(kernel)
+    finally:
+        sys.path.remove(str(TOP / "kernels"))
+    for name, config in module.CONFIGS.items():
+        record = launch_record(config, name)
+        assert "launch_error" not in record, record
+        assert record["bytes"] > 0
+        assert list(record["case_grid"]) == list(config.problem.grid_dims)
+
+
+def test_a_case_the_stand_in_cannot_run_is_recorded_and_a_declared_floor_wins():
+    class Config:
+        def case(self, torch, **sizes):
+            return torch.linalg.svd(torch.empty(4, 4))
+        problem = Problem(grid=1)
+    record = launch_record(Config(), "c")
+    assert "torch.linalg.svd() needs real data" in record["launch_error"]
+
+    class Declared(Config):
+        problem = Problem(grid=1, bytes=4096)
+    assert launch_record(Declared(), "c") == {"bytes": 4096}
