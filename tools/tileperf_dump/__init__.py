@@ -403,17 +403,19 @@ def problem_record(config: Config, name: str, problem: Problem | None = None,
     if not 1 <= len(grid) <= 3:
         raise ValueError(f"{where}.grid must have 1 to 3 dimensions, got {len(grid)}")
     record = {"grid": grid, "blocks": math.prod(grid), "trips": _trips_record(config, problem, where)}
-    record.update(launch_record(config, problem, where, launch))
+    record.update(launch_record(config, where, problem, launch))
     return record
 
 
-def launch_record(config: Config, problem: Problem, where: str,
+def launch_record(config: Config, where: str, problem: Problem | None = None,
                   launch: CapturedLaunch | None = None) -> dict:
     """What the launch moves: its arrays and the bytes of their allocations
     (``bytes``, the floor), from the captured launch, else from ``case`` run
     with the stand-in for torch (with the grid the case launches); ``bytes``
     declared by the problem wins. When the case cannot run under the
-    stand-in, the reason (``launch_error``)."""
+    stand-in, the reason (``launch_error``). ``problem``: the configuration's
+    own unless given (its problem for one architecture)."""
+    problem = config.problem if problem is None else problem
     out: dict = {}
     if launch is not None:
         arrays, floor = launch.arrays()

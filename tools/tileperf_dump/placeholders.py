@@ -254,15 +254,23 @@ def placeholder_modules(modules: Iterable[str]) -> Iterator[None]:
         yield
         return
     saved = {k: sys.modules.pop(k) for k in list(sys.modules) if covered(k, names)}
-    finder = _Finder(names)
+    try:
+        with _finding(_Finder(names)):
+            yield
+    finally:
+        for k in [k for k in sys.modules if covered(k, names)]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+@contextlib.contextmanager
+def _finding(finder) -> Iterator[None]:
+    """``finder`` first on ``sys.meta_path`` until the block ends."""
     sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
         sys.meta_path.remove(finder)
-        for k in [k for k in sys.modules if covered(k, names)]:
-            del sys.modules[k]
-        sys.modules.update(saved)
 
 
 def placeholder_path(value) -> str:
@@ -357,12 +365,8 @@ def bare_packages(packages: Iterable[str]) -> Iterator[None]:
     if not names:
         yield
         return
-    finder = _BareFinder(names)
-    sys.meta_path.insert(0, finder)
-    try:
+    with _finding(_BareFinder(names)):
         yield
-    finally:
-        sys.meta_path.remove(finder)
 
 
 @contextlib.contextmanager
