@@ -9,16 +9,20 @@ subscript gives another placeholder, named by the path it was reached by
 (``torch.library.custom_op(...)``), so that what a module does with the
 package at import time evaluates: dtypes in tables, ``torch.Tensor``
 annotations, ``@torch.library.custom_op(...)`` decorators, classes deriving
-from ``torch.nn.Module``. A placeholder is never mistaken for a real value:
-using one as a number, a truth value, an iterable, in a comparison or in
-arithmetic raises :class:`PlaceholderError` naming its path and module. The
-dump step never calls the code that would need the real package (launch
-wrappers, ``case``), and refuses a placeholder among a configuration's
-parameters or in the kernel it compiles.
+from ``torch.nn.Module`` (which behave like the placeholder: ``Op.apply``). A
+placeholder is never mistaken for a real value: using one as a number, a
+truth value, an iterable, in a comparison or in arithmetic raises
+:class:`PlaceholderError` naming its path and module. The dump step refuses a
+placeholder among a configuration's parameters or in the kernel it compiles;
+it runs a library's launch code only under :func:`stand_in`, where the
+placeholders of ``torch`` reached at run time are the stand-in's.
 
 The placeholders leave ``sys.modules`` when the import ends (the modules that
 imported them keep their references), and whatever was there before is put
 back.
+
+:func:`bare_packages` imports a library's packages without running their
+``__init__.py`` (see :class:`BarePackage`); :func:`library_imports` is both.
 """
 
 from __future__ import annotations
