@@ -238,7 +238,7 @@ endfunction()
 # _tileperf_add_dump(NAME <test> SOURCE <py> OUT_DIR <dir> FIXTURE <fixture>
 #                    [CONFIGS <cfg>...] LABELS <label>... [REQUIRES <fixture>]
 #                    [PYTHONPATH <dir>...] [PLACEHOLDER_MODULES <module>...]
-#                    [BATCH <group>])
+#                    [BARE_PACKAGES <package>...] [ARCHS <arch>...] [BATCH <group>])
 #   A test that exports the configurations of SOURCE (every one of its CONFIGS
 #   unless CONFIGS names some) to <OUT_DIR>/<cfg>.tileirbc through pytest,
 #   unless <OUT_DIR>/dump.stamp.json shows that nothing deciding the bytecode
@@ -247,7 +247,7 @@ endfunction()
 #   <group> (default: kernels), see _tileperf_batch_dump.
 function(_tileperf_add_dump)
   _tileperf_parse(_tileperf_add_dump "" "NAME;SOURCE;OUT_DIR;FIXTURE;REQUIRES;BATCH"
-    "CONFIGS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES" "NAME;SOURCE;OUT_DIR;FIXTURE" ${ARGN})
+    "CONFIGS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES;BARE_PACKAGES;ARCHS" "NAME;SOURCE;OUT_DIR;FIXTURE" ${ARGN})
   if(NOT arg_BATCH)
     set(arg_BATCH kernels)
   endif()
@@ -256,6 +256,14 @@ function(_tileperf_add_dump)
   if(arg_PLACEHOLDER_MODULES)
     list(JOIN arg_PLACEHOLDER_MODULES "," placeholders)
     set(placeholders "--tileperf-placeholders=${placeholders}")
+  endif()
+  if(arg_BARE_PACKAGES)
+    list(JOIN arg_BARE_PACKAGES "," bare)
+    list(APPEND placeholders "--tileperf-bare-packages=${bare}")
+  endif()
+  if(arg_ARCHS)
+    list(JOIN arg_ARCHS "," archs)
+    list(APPEND placeholders "--tileperf-archs=${archs}")
   endif()
   _tileperf_pythonpath(pythonpath ${arg_PYTHONPATH})
   set(pytest_args
@@ -399,13 +407,15 @@ function(_tileperf_add_run_start)
   set_tests_properties(run.start PROPERTIES FIXTURES_SETUP tileperf.run LABELS perf TIMEOUT 60)
 endfunction()
 
-# _tileperf_list_configs(<out-var> <source> <manifest> <pythonpath-list> <placeholder-list>)
+# _tileperf_list_configs(<out-var> <source> <manifest> <pythonpath-list> <placeholder-list>
+#                        <bare-package-list>)
 #   The configuration names of a kernel file's CONFIGS, listed by the dump
-#   driver's Python into <manifest>, with the dump step's PYTHONPATH and
-#   placeholder modules. Stops configure when the file cannot be loaded.
+#   driver's Python into <manifest>, with the dump step's PYTHONPATH,
+#   placeholder modules and bare packages. Stops configure when the file
+#   cannot be loaded.
 #   Without cuTile it sets "configs_unknown": one test per architecture then
 #   says why nothing could be measured.
-function(_tileperf_list_configs out source manifest pythonpath placeholders)
+function(_tileperf_list_configs out source manifest pythonpath placeholders bare)
   if("CudaTile" IN_LIST _TILEPERF_MISSING)
     set(${out} configs_unknown PARENT_SCOPE)
     return()
@@ -414,6 +424,9 @@ function(_tileperf_list_configs out source manifest pythonpath placeholders)
   set(placeholder_args "")
   foreach(module IN LISTS placeholders)
     list(APPEND placeholder_args --placeholder "${module}")
+  endforeach()
+  foreach(package IN LISTS bare)
+    list(APPEND placeholder_args --bare-package "${package}")
   endforeach()
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${path}"
@@ -464,6 +477,11 @@ endfunction()
 #                        modules the kernel file (or what it imports) imports
 #                        that the gate machine lacks (torch, triton): imported
 #                        as placeholder modules (see tools/tileperf_dump).
+#   BARE_PACKAGES <package>...
+#                        packages of a library imported without running their
+#                        __init__.py (their kernel modules and what those import
+#                        load as usual), e.g. one whose __init__ imports torch
+#                        and the whole library (see tools/tileperf_dump).
 #
 # Usage:
 #   tileperf_add_kernel_tests(KERNEL softmax ARCHS sm_120 sm_90)
@@ -473,7 +491,7 @@ endfunction()
 # configurations cannot be listed.
 function(tileperf_add_kernel_tests)
   _tileperf_parse(tileperf_add_kernel_tests ""
-    "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES"
+    "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES;BARE_PACKAGES"
     "KERNEL" ${ARGN})
   if(DEFINED arg_CONFIGS OR "CONFIGS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "tileperf_add_kernel_tests: CONFIGS is not an argument: every "
@@ -521,15 +539,17 @@ function(tileperf_add_kernel_tests)
     endif()
     list(APPEND pythonpath "${dir}")
   endforeach()
-  foreach(module IN LISTS arg_PLACEHOLDER_MODULES)
-    if(NOT module MATCHES "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$")
-      message(FATAL_ERROR "tileperf_add_kernel_tests: PLACEHOLDER_MODULES entry '${module}' is not "
-        "a module name (like torch or mylib._C)")
-    endif()
+  foreach(kind IN ITEMS PLACEHOLDER_MODULES BARE_PACKAGES)
+    foreach(module IN LISTS arg_${kind})
+      if(NOT module MATCHES "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$")
+        message(FATAL_ERROR "tileperf_add_kernel_tests: ${kind} entry '${module}' is not "
+          "a module name (like torch or mylib._C)")
+      endif()
+    endforeach()
   endforeach()
   set(work "${TILEPERF_WORK_DIR}/${kernel}")
   _tileperf_list_configs(configs "${source}" "${work}/configs.json" "${pythonpath}"
-    "${arg_PLACEHOLDER_MODULES}")
+    "${arg_PLACEHOLDER_MODULES}" "${arg_BARE_PACKAGES}")
   set_property(GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${kernel} "${source}")
   set_property(GLOBAL PROPERTY TILEPERF_KERNEL_CONFIGS_${kernel} "${configs}")
   set_property(GLOBAL PROPERTY TILEPERF_KERNEL_ARCHS_${kernel} "${arg_ARCHS}")
@@ -545,8 +565,12 @@ function(tileperf_add_kernel_tests)
     if(arg_PLACEHOLDER_MODULES)
       list(APPEND python_args PLACEHOLDER_MODULES ${arg_PLACEHOLDER_MODULES})
     endif()
+    if(arg_BARE_PACKAGES)
+      list(APPEND python_args BARE_PACKAGES ${arg_BARE_PACKAGES})
+    endif()
     _tileperf_add_dump(NAME "dump.${kernel}" SOURCE "${source}" OUT_DIR "${work}"
-      FIXTURE "${fixture}" LABELS perf dump "${kernel}" ${arg_LABELS} ${python_args})
+      FIXTURE "${fixture}" LABELS perf dump "${kernel}" ${arg_LABELS} ${python_args}
+      ARCHS ${arg_ARCHS})
   endif()
   foreach(config IN LISTS configs)
     foreach(arch IN LISTS arg_ARCHS)
@@ -587,6 +611,36 @@ function(tileperf_add_kernel_tests)
     endforeach()
   endforeach()
   tileperf_add_update_target()
+endfunction()
+
+# tileperf_require_python_packages(<requirements file>)
+# -----------------------------------------------------
+# Checks at configure time that the Python of the dump step (TILEPERF_PYTHON)
+# has the project's extra packages (the kernel library itself, numpy, ...)
+# at the versions pinned in <requirements file>, one `name==version` a line
+# (`#` starts a comment). Stops with the command that installs them
+# (`tools/run install` and `tools/run setup` install the files named in
+# TILEPERF_REQUIREMENTS). Without cuTile nothing is checked: the perf tests
+# are reported as not run anyway.
+#
+# Usage:
+#   tileperf_require_python_packages(${CMAKE_CURRENT_SOURCE_DIR}/requirements.txt)
+function(tileperf_require_python_packages file)
+  get_filename_component(file "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${file}")
+    message(FATAL_ERROR "tileperf_require_python_packages: '${file}' does not exist")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
+  if("CudaTile" IN_LIST _TILEPERF_MISSING)
+    return()
+  endif()
+  execute_process(
+    COMMAND "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/requirements.py" "${file}"
+    RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tileperf_require_python_packages: ${err}install them with: "
+      "${TILEPERF_PYTHON} -m pip install --no-deps -r ${file}")
+  endif()
 endfunction()
 
 # tileperf_write_kernel_table(<file>)

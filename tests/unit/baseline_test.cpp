@@ -159,3 +159,43 @@ BOOST_AUTO_TEST_CASE(the_text_of_a_line_comes_from_the_file_the_table_names) {
   BOOST_TEST(source_text("k.py:9", paths) == "");
   BOOST_TEST(source_text("other.py:1", paths) == "");
 }
+
+BOOST_AUTO_TEST_CASE(lines_an_edit_shifted_are_matched_by_their_text) {
+  // Two lines inserted above the kernel's body: by number, every line would
+  // move; by content, only the line that gained instructions and the new
+  // one do, and the removed line is named where it was, with its text.
+  std::map<std::string, std::int64_t> base{{"k.py:10", 4}, {"k.py:11", 8}, {"k.py:12", 3}, {"k.py:13", 2}};
+  std::map<std::string, std::string> base_text{{"k.py:10", "x = ct.load(a)"}, {"k.py:11", "t = ct.tanh(x)"},
+                                               {"k.py:12", "u = t * 2"}, {"k.py:13", "ct.store(b, u)"}};
+  std::map<std::string, std::int64_t> now{{"k.py:12", 4}, {"k.py:13", 20}, {"k.py:14", 6}, {"k.py:15", 2}};
+  std::map<std::string, std::string> now_text{{"k.py:12", "x = ct.load(a)"}, {"k.py:13", "t = ct.tanh(x)"},
+                                              {"k.py:14", "v = ct.exp(t)"}, {"k.py:15", "ct.store(b, u)"}};
+  auto moves = line_moves(base, now, base_text, now_text);
+  BOOST_REQUIRE(moves.size() == 3u);
+  BOOST_TEST(moves[0].line == "k.py:13");
+  BOOST_TEST(moves[0].baseline == 8);
+  BOOST_TEST(moves[0].current == 20);
+  BOOST_TEST(moves[0].text == "t = ct.tanh(x)");
+  BOOST_TEST(moves[1].line == "k.py:14");
+  BOOST_TEST(moves[1].delta() == 6);
+  BOOST_TEST(moves[1].text == "v = ct.exp(t)");
+  BOOST_TEST(moves[2].line == "k.py:12 (old)");
+  BOOST_TEST(moves[2].delta() == -3);
+  BOOST_TEST(moves[2].text == "u = t * 2");
+  // Without texts on one side: by number, as before.
+  BOOST_TEST(line_moves(base, now, {}, now_text).size() == line_moves(base, now).size());
+}
+
+BOOST_AUTO_TEST_CASE(the_texts_of_the_lines_are_kept_in_the_detail) {
+  Scratch s;
+  std::string path = s.file("f16_1024.sm_120.json");
+  Policy policy = parse_policy(kPolicy, "policy.json", "f16_1024");
+  Metrics m = sample();
+  std::string py = s.file("gelu.py");
+  write_file_atomic(py, std::string(20, '\n') + "    t = ct.tanh(inner)  \n");
+  m.line_text = line_texts(m.lines, {{"gelu.py", py}});
+  BOOST_TEST(m.line_text.at("gelu.py:21") == "t = ct.tanh(inner)");
+  write_baseline(path, m, policy);
+  BOOST_TEST(read_file(detail_path(path)).find("\"gelu.py:21\": \"t = ct.tanh(inner)\"") != std::string::npos);
+  BOOST_TEST(read_baseline(path).line_text == m.line_text);
+}

@@ -7,6 +7,8 @@
 
 #include "elf.h"
 #include "fixtures.h"
+#include "json_input.h"
+#include "launch_model.h"
 #include "line_table.h"
 #include "loops.h"
 #include "metrics.h"
@@ -195,4 +197,71 @@ BOOST_AUTO_TEST_CASE(a_malformed_problem_is_an_error_naming_the_record) {
   BOOST_TEST(bad(R"({"problem": {"grid": [4], "trips": [{"loop": "k"}]}})") ==
              "tileperf: error: r.json: problem: each trips entry needs 'loop', 'file', 'lines' and 'trips'\n");
   BOOST_TEST(!problem_from_record(parse_json("{}", "r.json"), "r.json").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_helper_inlined_twice_takes_the_count_of_each_call) {
+  // tile_sum's `for j` is inlined at two calls: 4 trips at the first, 8 at
+  // the second (each copy is two compiled loops: the body and its remainder).
+  const std::string base = "inlined_twice.f32_128.sm_90";
+  std::istringstream in(fixture_of("13.5.37", base + ".sass"));
+  SassListing listing = parse_sass(in, base + ".sass");
+  std::string cubin = fixture_of("13.5.37", base + ".cubin");
+  LineTable lines = read_line_table(cubin, parse_elf(cubin, base + ".cubin"), base + ".cubin");
+  std::string dump = fixture_of("13.5.37", "inlined_twice.f32_128.dump.json");
+  auto problem = problem_from_record(parse_json(dump, "dump.json"), "dump.json");
+  BOOST_REQUIRE(problem.has_value());
+  BOOST_TEST(problem->trips.at(1).calls.size() == 1u);
+  auto report = analyze_loops(listing, {&lines, &*problem, 0});
+  std::map<std::string, int> loops_of;
+  for (const auto& l : report.loops) {
+    ++loops_of[l.trips_from];
+    BOOST_TEST(l.trips == (l.trips_from == "tile_sum.j@1" ? 4 : 8));
+  }
+  BOOST_TEST(loops_of["tile_sum.j@1"] == 2);
+  BOOST_TEST(loops_of["tile_sum.j@2"] == 2);
+  BOOST_TEST(report.notes.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_problem_that_no_longer_fits_is_an_error_at_its_declaration) {
+  const char* record = R"({"problem_error": {"file": "tileperf/gemm.py", "line": 12,
+      "message": "CONFIGS['f16'].problem.trips: trips key 'k': no 'for k in' loop"}})";
+  BOOST_TEST(error_message([&] { problem_from_record(parse_json(record, "r.json"), "r.json"); }) ==
+             "tileperf: error: tileperf/gemm.py:12: CONFIGS['f16'].problem.trips: trips key 'k': no 'for k in' loop\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_record_per_architecture_gives_each_its_own_problem) {
+  const char* text = R"({"problem": {"grid": [132], "trips": []}, "signature": {"a": "1"},
+      "archs": {"sm_90": {"problem": {"grid": [132], "trips": []}},
+                "sm_120": {"problem": {"grid": [188], "trips": []}, "signature": {"a": "2"},
+                           "bytecode": "f.sm_120.tileirbc"}}})";
+  auto record = parse_json(text, "r.json");
+  auto sm_120 = record_for_arch(record, "sm_120", "r.json");
+  BOOST_TEST(problem_from_record(sm_120, "r.json")->blocks == 188);
+  BOOST_TEST(sm_120.at("signature").at("a") == "2");
+  BOOST_TEST(sm_120.at("bytecode") == "f.sm_120.tileirbc");
+  auto sm_90 = record_for_arch(record, "sm_90", "r.json");
+  BOOST_TEST(problem_from_record(sm_90, "r.json")->blocks == 132);
+  BOOST_TEST(sm_90.at("signature").at("a") == "1");
+  BOOST_TEST(!sm_90.contains("bytecode"));
+  BOOST_TEST(error_message([&] { record_for_arch(record, "sm_100", "r.json"); }) ==
+             "tileperf: error: r.json: the configuration was exported for sm_120, sm_90 but not for "
+             "sm_100: re-run the dump step\n");
+}
+
+BOOST_AUTO_TEST_CASE(the_dump_steps_architectures_are_the_launch_models) {
+  // A problem per architecture sizes its grid from archs.json's SM counts:
+  // they are the launch model's, row for row.
+  std::string path = std::string(TILEPERF_FIXTURES) + "/../../tools/tileperf_dump/archs.json";
+  auto archs = parse_json(read_file(path), path).at("archs");
+  BOOST_TEST(archs.size() == arch_table().size());
+  for (const auto& spec : arch_table()) {
+    std::string name(spec.arch);
+    BOOST_TEST_INFO(name);
+    BOOST_REQUIRE(archs.contains(name));
+    BOOST_TEST(archs.at(name).at("sms").get<int>() == spec.sms);
+    BOOST_TEST(archs.at(name).at("part").get<std::string>() == std::string(spec.part));
+    BOOST_TEST(archs.at(name).at("capability").at(0).get<int>() * 10 +
+                   archs.at(name).at("capability").at(1).get<int>() ==
+               std::stoi(name.substr(3)));
+  }
 }

@@ -22,6 +22,7 @@ Split split(const Metrics& m, const Policy& policy) {
   Split out{m, nullptr};
   out.main.values.clear();
   out.main.lines.clear();
+  out.main.line_text.clear();
   std::map<std::string, std::int64_t> info;
   for (const auto& [name, value] : m.values) {
     const Rule* rule = policy.find(name);
@@ -33,6 +34,7 @@ Split split(const Metrics& m, const Policy& policy) {
   }
   if (info.empty() && m.lines.empty()) return out;
   out.detail = {{"format", kDetailFormat}, {"test", m.id.name()}, {"metrics", info}, {"lines", m.lines}};
+  if (!m.line_text.empty()) out.detail["line_text"] = m.line_text;
   return out;
 }
 
@@ -110,6 +112,13 @@ Metrics parse_baseline(const std::string& path, const std::string& text, const D
     }
   }
   if (d.contains("lines")) m.lines = json_counts(d.at("lines"), file, "lines");
+  if (d.contains("line_text")) {
+    if (!d.at("line_text").is_object()) throw InputError(file, 0, "key 'line_text' must be an object of strings");
+    for (const auto& [line, text] : d.at("line_text").items()) {
+      if (!text.is_string()) throw InputError(file, 0, "key 'line_text." + line + "' must be a string");
+      m.line_text[line] = text.get<std::string>();
+    }
+  }
   return m;
 }
 

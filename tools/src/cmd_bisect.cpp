@@ -307,7 +307,8 @@ void print_first(const std::string& repo, const GitCommit& c, const std::string&
   }
   Comparison diff = compare_metrics(before.metrics, after.metrics, ref.policy());
   fmt::print("  metrics from {} to {}:\n{}", before_label, c.sha.substr(0, 12), format_diff_table(diff.diffs));
-  auto moves = line_moves(before.metrics.lines, after.metrics.lines);
+  auto moves = line_moves(before.metrics.lines, after.metrics.lines, before.metrics.line_text,
+                          after.metrics.line_text);
   if (moves.size() > 12) moves.resize(12);
   add_line_text(repo, c.sha, moves);
   if (!moves.empty()) fmt::print("{}", format_line_moves(moves));

@@ -31,6 +31,7 @@
 #include "sha256.h"
 #include "json_input.h"
 #include "lock.h"
+#include "source_lines.h"
 #include "text.h"
 #include "toolchain.h"
 #include "toolchain_record.h"
@@ -78,8 +79,9 @@ bool update_requested() {
   return v && *v && std::string(v) != "0";
 }
 
-// What the dump step recorded: cuTile version, bytecode version, its time.
-nlohmann::json read_dump_info(const CheckOptions& o) { return read_dump_record(o.bytecode, o.dump_info); }
+// What the dump step recorded (this architecture's record; its bytecode
+// replaces o.bytecode where it has its own).
+nlohmann::json read_dump_info(CheckOptions& o) { return read_dump_record(o.bytecode, o.dump_info, o.id.arch); }
 
 // The dump record's signature: what the configuration exported.
 std::map<std::string, std::string> signature_of(const nlohmann::json& dump, const std::string& file) {
@@ -179,6 +181,7 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
     fs::path here = fs::path(source_dir(dump)) / name;
     if (!source_dir(dump).empty() && fs::exists(here)) path = here.string();
   }
+  m.line_text = line_texts(m.lines, seen.line_paths);
   write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m), Durability::kRenamed);
   result.seconds["extract"] = since(t);
   for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
@@ -217,7 +220,7 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     result.set_diff(c);
     result.state = State::kUpdated;
     result.message = fmt::format("{} metric(s) moved", c.changed());
-    if (auto moves = line_moves(old.lines, current.lines); !moves.empty()) {
+    if (auto moves = line_moves(old.lines, current.lines, old.line_text, current.line_text); !moves.empty()) {
       result.message += fmt::format("; {} source line(s) changed their instruction count", moves.size());
     }
     if (!same_toolchain(old, current)) {
@@ -265,7 +268,7 @@ int toolchain_changed(const CheckOptions& o, const Metrics& baseline, const Metr
                                fmt::join(result.toolchain_change, ", "), preview, o.update_command);
   report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
   if (c.changed_gated() != 0) {
-    result.set_lines(line_moves(baseline.lines, current.lines), seen.line_paths);
+    result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
     report += format_line_moves(result.lines);
   }
   return kExitToolchainChanged;
@@ -316,7 +319,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   });
   if (loop_moved) report += format_main_loop(seen.loops);
   if (c.changed_gated() != 0) {
-    result.set_lines(line_moves(baseline.lines, current.lines), seen.line_paths);
+    result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
     report += format_line_moves(result.lines);
   }
   if (c.state == State::kRegressed || j.state == State::kSignatureChanged) {
@@ -411,7 +414,13 @@ std::optional<std::string> check_fingerprint(const CheckOptions& o, const Args& 
   std::error_code ec;
   if (fs::is_regular_file(o.dump_info, ec)) {
     try {
-      in.files.push_back(parse_json(read_file(o.dump_info), o.dump_info).value("source", ""));
+      nlohmann::json record = parse_json(read_file(o.dump_info), o.dump_info);
+      in.files.push_back(record.value("source", ""));
+      // A configuration exported per architecture compiles a bytecode of its own.
+      nlohmann::json mine = record_for_arch(record, o.id.arch, o.dump_info);
+      if (mine.is_object() && mine.contains("bytecode") && mine.at("bytecode").is_string()) {
+        in.files.push_back((fs::path(o.dump_info).parent_path() / mine.at("bytecode").get<std::string>()).string());
+      }
     } catch (const std::exception&) {
       // A damaged record fails the check itself, which then runs.
     }

@@ -312,7 +312,8 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
   t.toolchain = j.toolchain;
   t.signature = j.signature;
   t.tuning = j.tuning();
-  t.lines = line_moves(base.metrics.lines, head.metrics.lines);
+  t.lines = line_moves(base.metrics.lines, head.metrics.lines, base.metrics.line_text,
+                       head.metrics.line_text);
   bool listing_moved = !same_file(base.file(".sass"), head.file(".sass"));
   if (listing_moved) {
     t.base_listing = read_listing(base);
@@ -334,7 +335,9 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
   if (t.head_listing) {
     for (const auto& [file, path] : t.head_listing->paths) paths[file] = path;  // the head's text first
   }
-  for (auto& m : t.lines) m.text = source_text(m.line, paths);
+  for (auto& m : t.lines) {
+    if (m.text.empty()) m.text = source_text(m.line, paths);
+  }
 
   bool moved = t.comparison.changed() != 0 || !t.lines.empty() || listing_moved || !t.toolchain.empty() ||
                !t.signature.empty();

@@ -7,6 +7,7 @@
 #include "error.h"
 #include "metrics.h"
 #include "pipeline.h"
+#include "source_lines.h"
 #include "text.h"
 #include "toolchain.h"
 
@@ -58,6 +59,7 @@ int run_extract(const Args& args) {
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr);
   m.values = std::move(measured.values);
   m.lines = std::move(measured.lines.counts);
+  m.line_text = line_texts(m.lines, measured.lines.paths);
   for (const auto& note : measured.notes) std::cerr << "note: " << note << "\n";
   m.flags["cuobjdump"] = {std::begin(kSassArgs)[0], std::begin(kResUsageArgs)[0]};
   m.generator = std::string("tileperf ") + TILEPERF_VERSION + " extract";

@@ -70,6 +70,16 @@ std::string dump_record_beside(const std::string& cubin) {
   return fs::exists(candidate) ? candidate.string() : "";
 }
 
+// "sm_90" of build/tileperf/<kernel>/<config>.sm_90.cubin; empty otherwise.
+std::string arch_of_cubin_name(const std::string& cubin) {
+  fs::path p(cubin);
+  std::string stem = p.stem().string();
+  auto dot = stem.rfind('.');
+  if (p.extension() != ".cubin" || dot == std::string::npos) return "";
+  std::string arch = stem.substr(dot + 1);
+  return arch.rfind("sm_", 0) == 0 ? arch : "";
+}
+
 void print_loop(const LoopReport& r, std::size_t i, int indent) {
   const LoopInfo& l = r.loops[i];
   std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
@@ -274,7 +284,9 @@ int run_loops(const Args& args) {
     if (o.dump_info.empty()) o.dump_info = dump_record_beside(o.input);
   }
   if (!o.dump_info.empty()) {
-    problem = problem_from_record(parse_json(read_file(o.dump_info), o.dump_info), o.dump_info);
+    problem = problem_from_record(record_for_arch(parse_json(read_file(o.dump_info), o.dump_info),
+                                                  arch_of_cubin_name(o.input), o.dump_info),
+                                  o.dump_info);
   }
   if (!is_elf(data)) {
     if (o.gantt) throw UsageError("loops: --gantt needs a cubin (its threads per block and line table)");

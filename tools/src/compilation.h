@@ -13,10 +13,13 @@
 
 namespace tileperf {
 
-// The dump record beside a bytecode file: cuTile version, bytecode version,
-// signature, the export's time. InputError when either file is missing or
-// the record is malformed.
-nlohmann::json read_dump_record(const std::string& bytecode, const std::string& dump_info);
+// The dump record beside a bytecode file, for `arch`: cuTile version,
+// bytecode version, signature, the export's time. For a configuration
+// exported per architecture, that architecture's record, and `bytecode`
+// replaced by the file of its own where it has one. InputError when either
+// file is missing, the record is malformed, or the configuration's launch
+// could not be taken (its located error).
+nlohmann::json read_dump_record(std::string& bytecode, const std::string& dump_info, const std::string& arch);
 
 // The kernel file's folder, which the bytecode names: left out of the cache
 // key, so that clones at other paths share entries.

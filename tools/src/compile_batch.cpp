@@ -84,6 +84,7 @@ namespace {
 struct Job {
   const BatchEntry* entry;
   std::string key, prefix;  // prefix: <scratch>/<n>, beside which the outputs go
+  std::string bytecode;     // the entry's, or its architecture's own (see read_dump_record)
 };
 
 struct Context {
@@ -98,13 +99,13 @@ void compile_job(std::size_t i, void* context) {
   const Job& job = (*c.jobs)[i];
   try {
     std::string cubin = job.prefix + ".cubin";
-    auto compiled = compile_bytecode(*c.tc, job.entry->bytecode, job.entry->arch, cubin, job.prefix + ".remarks.yaml");
+    auto compiled = compile_bytecode(*c.tc, job.bytecode, job.entry->arch, cubin, job.prefix + ".remarks.yaml");
     write_file_atomic(job.prefix + ".seconds", fmt::format("{:.3f}", compiled.seconds), Durability::kRenamed);
     parse_elf(read_file(cubin), cubin);
     write_file_atomic(job.prefix + ".res-usage.txt",
                       run_cuobjdump(*c.tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin),
                       Durability::kRenamed);
-    write_file_atomic(job.prefix + ".tileir", run_tileirdisasm(*c.tc, job.entry->bytecode), Durability::kRenamed);
+    write_file_atomic(job.prefix + ".tileir", run_tileirdisasm(*c.tc, job.bytecode), Durability::kRenamed);
   } catch (const std::exception& e) {
     try {
       write_file_atomic(job.prefix + ".error", e.what(), Durability::kRenamed);
@@ -130,20 +131,21 @@ std::vector<Job> pending_jobs(const std::vector<BatchEntry>& entries, const Tool
   for (const auto& e : entries) {
     ++out.entries;
     try {
-      nlohmann::json dump = read_dump_record(e.bytecode, e.dump_info);
-      std::string key = compile_key(e.bytecode, dump, e.arch, compile_setup(tools, dump, e.arch));
+      std::string bytecode = e.bytecode;
+      nlohmann::json dump = read_dump_record(bytecode, e.dump_info, e.arch);
+      std::string key = compile_key(bytecode, dump, e.arch, compile_setup(tools, dump, e.arch));
       if (cache.has(key)) {
         ++out.cached;
         continue;
       }
-      jobs.push_back({&e, key, ""});
+      jobs.push_back({&e, key, "", bytecode});
     } catch (const InputError& err) {
       out.left.push_back(fmt::format("{}: {}", e.test, err.what()));
     }
   }
   // The largest bytecode first, so that no worker is left with a long one at the end.
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) {
-    return fs::file_size(a.entry->bytecode) > fs::file_size(b.entry->bytecode);
+    return fs::file_size(a.bytecode) > fs::file_size(b.bytecode);
   });
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].prefix = (fs::path(scratch) / std::to_string(i)).string();
   return jobs;

@@ -161,30 +161,55 @@ struct Registers {  // the line-number program's state machine
   std::uint64_t address = 0;
   std::uint64_t file = 1;
   std::int64_t line = 1;
+  std::uint64_t inlined_at = 0;  // 1-based row of the call site; 0: not inlined
 };
+
+// tileiras's extended opcode that sets the row a line is inlined at.
+constexpr std::uint8_t kInlinedAt = 0x90;
+
+// The rows of one line-number program in the order it emits them (the call
+// sites' numbering), each with its call.
+struct Emitted {
+  std::vector<LineTable::Row> rows;
+  std::map<std::uint64_t, int> call_of_row;  // 1-based row -> index into LineTable::calls
+};
+
+// The call that row `at` (1-based) of the program stands for: its file and
+// line, inlined itself where that row is.
+int call_of(LineTable& table, Emitted& emitted, std::uint64_t at) {
+  if (at == 0 || at > emitted.rows.size()) return -1;
+  auto [it, added] = emitted.call_of_row.try_emplace(at, static_cast<int>(table.calls.size()));
+  if (added) {
+    const auto& row = emitted.rows[at - 1];
+    table.calls.push_back(LineTable::Call{row.file, row.line, row.call});
+  }
+  return it->second;
+}
 
 // Line arithmetic of a malformed table wraps rather than overflows.
 std::int64_t add_line(std::int64_t line, std::int64_t delta) {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(line) + static_cast<std::uint64_t>(delta));
 }
 
-void emit(LineTable& table, const Header& h, const Registers& s, bool end_of_sequence) {
-  if (s.function.empty()) return;
+void emit(LineTable& table, Emitted& emitted, const Header& h, const Registers& s, bool end_of_sequence) {
   int file = end_of_sequence ? -1 : (s.file < h.file_ids.size() ? h.file_ids[s.file] : -1);
-  table.rows[s.function].push_back(LineTable::Row{s.address, file, static_cast<int>(s.line)});
+  LineTable::Row row{s.address, file, static_cast<int>(s.line), call_of(table, emitted, s.inlined_at)};
+  emitted.rows.push_back(row);
+  if (!s.function.empty()) table.rows[s.function].push_back(row);
 }
 
 void run_program(ByteReader& r, const Header& h, LineTable& table,
                  const std::map<std::uint64_t, std::pair<std::string, std::uint64_t>>& relocated,
                  const std::string& only_function) {
   Registers s{only_function};
+  Emitted emitted;
   while (r.pos() < h.end) {
     std::uint8_t op = r.u8();
     if (op >= h.opcode_base) {
       int adjusted = op - h.opcode_base;
       s.address += std::uint64_t(adjusted / h.line_range) * h.min_instruction_length;
       s.line = add_line(s.line, h.line_base + adjusted % h.line_range);
-      emit(table, h, s, false);
+      emit(table, emitted, h, s, false);
       continue;
     }
     switch (op) {
@@ -193,18 +218,20 @@ void run_program(ByteReader& r, const Header& h, LineTable& table,
         std::size_t next = r.span(length, "extended opcode");
         std::uint8_t sub = length ? r.u8() : 0;
         if (sub == 1) {  // end_sequence
-          emit(table, h, s, true);
+          emit(table, emitted, h, s, true);
           s = Registers{only_function};
         } else if (sub == 2) {  // set_address
           std::size_t at = r.pos();
           s.address = r.fixed(static_cast<int>(std::min<std::uint64_t>(length - 1, 8)));
           auto it = relocated.find(at);
           if (it != relocated.end()) std::tie(s.function, s.address) = it->second;
+        } else if (sub == kInlinedAt && r.pos() < next) {
+          s.inlined_at = r.uleb();
         }
         r.seek(next);
         break;
       }
-      case 1: emit(table, h, s, false); break;  // copy
+      case 1: emit(table, emitted, h, s, false); break;  // copy
       case 2: s.address += r.uleb() * h.min_instruction_length; break;
       case 3: s.line = add_line(s.line, r.sleb()); break;
       case 4: s.file = r.uleb(); break;
@@ -229,7 +256,16 @@ std::optional<SourceLine> LineTable::find(const std::string& function, std::uint
   if (after == v.begin()) return std::nullopt;
   const Row& row = *std::prev(after);
   if (row.file < 0 || static_cast<std::size_t>(row.file) >= files.size()) return std::nullopt;
-  return SourceLine{files[static_cast<std::size_t>(row.file)], row.line};
+  SourceLine out{files[static_cast<std::size_t>(row.file)], row.line, {}};
+  // A malformed table could make a cycle of calls: at most one step per call.
+  for (int c = row.call, steps = 0; c >= 0 && static_cast<std::size_t>(c) < calls.size() &&
+                                    steps < static_cast<int>(calls.size()); c = calls[static_cast<std::size_t>(c)].parent, ++steps) {
+    const Call& call = calls[static_cast<std::size_t>(c)];
+    if (call.file >= 0 && static_cast<std::size_t>(call.file) < files.size()) {
+      out.calls.emplace_back(files[static_cast<std::size_t>(call.file)], call.line);
+    }
+  }
+  return out;
 }
 
 LineTable read_line_table(const std::string& cubin, const ElfFile& elf, const std::string& filename) {

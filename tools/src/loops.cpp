@@ -34,9 +34,17 @@ std::vector<Index> instructions_of(const FunctionGraph& g, const std::vector<Ind
   return out;
 }
 
+// Whether `line` is one of the declared loop lines, inlined (at any depth)
+// at one of the declared call sites when the declaration names some.
 bool declares(const TripDeclaration& decl, const SourceLine& line) {
+  auto at_call = [&](const std::pair<std::string, int>& site) {
+    return std::any_of(line.calls.begin(), line.calls.end(), [&](const auto& c) {
+      return c.second == site.second && same_file(c.first, site.first);
+    });
+  };
   return same_file(line.file, decl.file) &&
-         std::find(decl.lines.begin(), decl.lines.end(), line.line) != decl.lines.end();
+         std::find(decl.lines.begin(), decl.lines.end(), line.line) != decl.lines.end() &&
+         (decl.calls.empty() || std::any_of(decl.calls.begin(), decl.calls.end(), at_call));
 }
 
 // The trip count of a loop: the declaration of the `for` line that its back

@@ -33,10 +33,13 @@ namespace tileperf {
 
 // A trip count the configuration declares for the `for` loops at `lines` of `file`.
 struct TripDeclaration {
-  std::string key;  // as written: "k", "j#2"
+  std::string key;  // as written: "k", "j#2", "helper.j@2"
   std::string file;
   std::vector<int> lines;
   std::int64_t trips = 0;
+  // Only where the loop's function is inlined at one of these call sites
+  // (file, line); every call site when empty.
+  std::vector<std::pair<std::string, int>> calls;
 };
 
 // The launch a configuration stands for (the dump record's "problem").

@@ -154,6 +154,7 @@ nlohmann::json to_json(const Metrics& m) {
       {"metrics", m.values},
   };
   if (!m.lines.empty()) j["lines"] = m.lines;
+  if (!m.line_text.empty()) j["line_text"] = m.line_text;
   return j;
 }
 
@@ -175,6 +176,7 @@ Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) 
   if (!j.contains("metrics")) throw InputError(filename, 0, "missing key 'metrics'");
   m.values = json_counts(j.at("metrics"), filename, "metrics");
   if (j.contains("lines")) m.lines = json_counts(j.at("lines"), filename, "lines");
+  if (j.contains("line_text")) m.line_text = require<std::map<std::string, std::string>>(j, "line_text", filename);
   if (j.contains("signature")) {
     m.signature = require<std::map<std::string, std::string>>(j, "signature", filename);
   }

@@ -35,6 +35,9 @@ struct Metrics {
   // Instructions per source line ("gelu.py:21"): never gated, shown as the
   // lines that moved.
   std::map<std::string, std::int64_t> lines;
+  // The text of each of those lines (trimmed): a baseline's lines are
+  // matched to the current source's by content, after edits shift them.
+  std::map<std::string, std::string> line_text;
 
   std::int64_t get(const std::string& name) const;  // 0 when absent
 };

@@ -87,9 +87,60 @@ std::int64_t bounded_integer(const nlohmann::json& j, const std::string& what,
   return j.get<std::int64_t>();
 }
 
+// The configuration's problem error that the dump step recorded, thrown
+// where the configuration file declares the problem.
+void throw_problem_error(const nlohmann::json& e, const std::string& filename) {
+  if (!e.is_object() || !e.contains("file") || !e.at("file").is_string() || !e.contains("message") ||
+      !e.at("message").is_string()) {
+    throw InputError(filename, 0, "problem_error: expected an object with a 'file', a 'line' and a 'message'");
+  }
+  int line = e.contains("line") ? static_cast<int>(bounded_integer(e.at("line"), "the line of problem_error",
+                                                                   filename, 0, kMaxLine))
+                                : 0;
+  throw InputError(e.at("file").get<std::string>(), line, e.at("message").get<std::string>());
+}
+
+std::vector<std::pair<std::string, int>> call_sites(const nlohmann::json& t, const std::string& filename) {
+  std::vector<std::pair<std::string, int>> calls;
+  if (!t.contains("calls")) return calls;
+  if (!t.at("calls").is_array()) throw InputError(filename, 0, "problem: 'calls' of a trips entry must be a list");
+  for (const auto& c : t.at("calls")) {
+    if (!c.is_object() || !c.contains("file") || !c.at("file").is_string() || !c.contains("line")) {
+      throw InputError(filename, 0, "problem: each call of a trips entry needs a 'file' and a 'line'");
+    }
+    calls.emplace_back(c.at("file").get<std::string>(),
+                       static_cast<int>(bounded_integer(c.at("line"), "a call's line", filename, 1, kMaxLine)));
+  }
+  return calls;
+}
+
 }  // namespace
 
+nlohmann::json record_for_arch(const nlohmann::json& record, const std::string& arch,
+                               const std::string& filename) {
+  if (arch.empty() || !record.is_object() || !record.contains("archs")) return record;
+  const auto& archs = record.at("archs");
+  if (!archs.is_object()) throw InputError(filename, 0, "archs: expected an object of architectures");
+  if (!archs.contains(arch)) {
+    std::vector<std::string> known;
+    for (const auto& [name, entry] : archs.items()) known.push_back(name);
+    throw InputError(filename, 0, fmt::format("the configuration was exported for {} but not for {}: "
+                                              "re-run the dump step", fmt::join(known, ", "), arch));
+  }
+  const auto& entry = archs.at(arch);
+  if (!entry.is_object()) throw InputError(filename, 0, fmt::format("archs.{}: expected an object", arch));
+  nlohmann::json out = record;
+  out.erase("archs");
+  out.erase("problem");
+  out.erase("problem_error");
+  for (const auto& [key, value] : entry.items()) out[key] = value;
+  return out;
+}
+
 std::optional<Problem> problem_from_record(const nlohmann::json& record, const std::string& filename) {
+  if (record.is_object() && record.contains("problem_error")) {
+    throw_problem_error(record.at("problem_error"), filename);
+  }
   if (!record.is_object() || !record.contains("problem")) return std::nullopt;
   const auto& j = record.at("problem");
   if (!j.is_object() || !j.contains("grid") || !j.at("grid").is_array() || !j.contains("trips") ||
@@ -117,6 +168,7 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
       d.lines.push_back(static_cast<int>(bounded_integer(l, "a line", filename, 1, kMaxLine)));
     }
     d.trips = bounded_integer(t.at("trips"), "trips of '" + d.key + "'", filename, 0, kMaxTrips);
+    d.calls = call_sites(t, filename);
     p.trips.push_back(std::move(d));
   }
   if (j.contains("bytes")) p.floor_bytes = bounded_integer(j.at("bytes"), "bytes", filename, 0, kMaxCount);

@@ -69,8 +69,18 @@ KernelAttributes kernel_of(const SassListing& sass, const std::string& cubin_dat
 std::int64_t tensor_macs_hint(const std::map<std::string, std::int64_t>& remark_metrics);
 
 // The "problem" of a dump record, if it has one; InputError naming
-// `filename` when it is malformed.
+// `filename` when it is malformed, and the configuration file's place
+// when the dump step found the problem not to fit the kernel
+// ("problem_error": a trip count naming no loop).
 std::optional<Problem> problem_from_record(const nlohmann::json& record, const std::string& filename);
+
+// The dump record as architecture `arch` sees it: a configuration exported
+// per architecture (its launch or its problem depends on it) keeps each
+// one's problem, signature and bytecode file name under "archs"; they
+// replace the record's own (an empty `arch`: the record as it is, whose
+// own are the first architecture's). InputError when it has none for `arch`.
+nlohmann::json record_for_arch(const nlohmann::json& record, const std::string& arch,
+                               const std::string& filename);
 
 // cuobjdump arguments, recorded in metrics next to the tileiras flags. The
 // listing is what `cuobjdump --dump-sass` prints, byte for byte, whether

@@ -30,7 +30,9 @@ void TestResult::set_diff(const Comparison& c) {
 
 void TestResult::set_lines(std::vector<LineMove> moves, const std::map<std::string, std::string>& paths) {
   if (moves.size() > kMaxLines) moves.resize(kMaxLines);
-  for (auto& m : moves) m.text = source_text(m.line, paths);
+  for (auto& m : moves) {
+    if (m.text.empty()) m.text = source_text(m.line, paths);
+  }
   lines = std::move(moves);
 }
 

@@ -66,7 +66,7 @@ TestResult compared(const Metrics& before, const Metrics& after, const std::stri
   Judgement j = judge(before, after, policy);
   r.state = j.state;
   r.set_diff(j.comparison);
-  r.set_lines(line_moves(before.lines, after.lines), {});
+  r.set_lines(line_moves(before.lines, after.lines, before.line_text, after.line_text), {});
   r.key_metrics = key_metrics_of(after);
   if (!j.toolchain.empty()) r.message = "toolchain: " + joined(j.toolchain, ", ");
   if (j.tuning()) {

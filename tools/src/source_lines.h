@@ -33,6 +33,21 @@ struct LineMove {
 std::vector<LineMove> line_moves(const std::map<std::string, std::int64_t>& baseline,
                                  const std::map<std::string, std::int64_t>& current);
 
+// The same, with each side's line texts ("gelu.py:21" -> its text): the
+// baseline's lines of a file are first matched to the current ones by
+// content (the longest common subsequence of their texts, in line order),
+// so that lines an edit shifted compare with themselves. A baseline line
+// that matches none is shown where it was, as "gelu.py:21 (old)", with its
+// text; a file without texts on either side compares by line number.
+std::vector<LineMove> line_moves(const std::map<std::string, std::int64_t>& baseline,
+                                 const std::map<std::string, std::int64_t>& current,
+                                 const std::map<std::string, std::string>& baseline_text,
+                                 const std::map<std::string, std::string>& current_text);
+
+// The text of each counted line, read from the sources at `paths`.
+std::map<std::string, std::string> line_texts(const std::map<std::string, std::int64_t>& counts,
+                                              const std::map<std::string, std::string>& paths);
+
 // The text of "file:line" (trimmed, at most 120 characters) from the file at
 // `paths`' path for it, or "" when the file cannot be read.
 std::string source_text(const std::string& line, const std::map<std::string, std::string>& paths);

@@ -26,7 +26,6 @@ JIT infers from an array of that shape (:func:`jit_assumptions`).
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import importlib
 import importlib.util
@@ -48,8 +47,11 @@ from cuda.tile.compilation import (ArrayConstraint, CallingConvention, KernelSig
                                    ListConstraint, ScalarConstraint, export_kernel)
 
 from tileperf_dump.placeholders import (Placeholder, PlaceholderError, describe,
-                                        is_placeholder, placeholder_modules)
+                                        is_placeholder, library_imports)
+from tileperf_dump.launch import (Arch, CapturedLaunch, LaunchError, arch, capture_launch,
+                                  constant_parameters, kernel_hints, parameter_names)
 from tileperf_dump.standin import StandInTorch, launch_arrays
+from tileperf_dump.trips import Scope, TripsError, kernel_scopes, resolve
 
 NAME_RE = re.compile(r"[A-Za-z0-9_]+")
 
@@ -161,23 +163,31 @@ class Case:
 class Problem:
     """The launch a configuration stands for.
 
-    ``grid``: blocks per grid dimension. ``trips``: trip counts of the
-    kernel's loops per execution of the loop, keyed by the loop variable of
-    a ``for`` statement in the kernel's file: ``"k"`` gives the count to
-    every ``for k in ...`` of the file, ``"k#2"`` to the second one only.
-    Compiled loops that come from such a statement (the producer and
-    consumer loops of a warp-specialised pipeline, say) inherit its count.
-    Loops without a declared count are assumed to run the default number of
-    times (see README, *Cost model*). ``sizes``: the keyword arguments of the
-    configuration's ``case`` that build this launch on a GPU. The dump step
-    also runs ``case`` with a stand-in for torch (:mod:`tileperf_dump.standin`)
-    to record the arrays the launch passes and their bytes, the floor on
-    what the launch moves; ``bytes`` states that floor instead, for a case
-    the stand-in cannot run."""
-    grid: int | Sequence[int]
+    ``grid``: blocks per grid dimension (left out when the configuration's
+    ``launch`` gives it). ``trips``: trip counts of the kernel's loops per
+    execution of the loop, keyed by function and loop variable (see
+    :mod:`tileperf_dump.trips`: ``"k"`` gives the count to every ``for k in
+    ...`` of the kernel and the helpers it inlines, ``"k#2"`` to the second
+    one only, ``"helper.j@2"`` to the loop of ``helper`` where it is inlined
+    at its second call). Compiled loops that come from such a statement (the
+    producer and consumer loops of a warp-specialised pipeline, say) inherit
+    its count. Loops without a declared count are assumed to run the default
+    number of times (see README, *Cost model*). ``sizes``: the keyword
+    arguments of the configuration's ``case`` that build this launch on a
+    GPU. The dump step also runs ``case`` with a stand-in for torch
+    (:mod:`tileperf_dump.standin`) to record the arrays the launch passes and
+    their bytes, the floor on what the launch moves; ``bytes`` states that
+    floor instead, for a case the stand-in cannot run."""
+    grid: int | Sequence[int] | None = None
     trips: Mapping[str, int] = field(default_factory=dict)
     sizes: Mapping[str, int] = field(default_factory=dict)
     bytes: int | None = None
+    declared_at: tuple[str, int] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.declared_at is None:  # where the configuration file built it, for its errors
+            caller = sys._getframe(2)
+            object.__setattr__(self, "declared_at", (caller.f_code.co_filename, caller.f_lineno))
 
     @property
     def grid_dims(self) -> tuple[int, ...]:
@@ -186,6 +196,15 @@ class Problem:
     @property
     def blocks(self) -> int:
         return math.prod(self.grid_dims)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a problem that depends on the architecture is given: the
+    architecture (``arch.name``, ``arch.sms``, ``arch.capability``) and, for a
+    configuration with a ``launch``, the launch its host code made there."""
+    arch: Arch
+    launch: CapturedLaunch | None = None
 
 
 def cdiv(a: int, b: int) -> int:
@@ -199,13 +218,41 @@ class Config:
     scalars, compile-time constants) in the kernel's order, or a dict of
     them by parameter name; the problem it stands for; and how to check it
     on a GPU (``case(torch)`` builds a small correctness launch,
-    ``case(torch, **problem.sizes)`` the launch of ``problem``)."""
-    kernel: Any
-    params: Sequence[Any] | Mapping[str, Any]
+    ``case(torch, **problem.sizes)`` the launch of ``problem``).
+
+    ``problem`` may be a function of a :class:`Target` that returns the
+    problem: one per architecture (a persistent grid sized from the SM
+    count).
+
+    ``launch`` instead takes the kernel, its parameters and the grid from the
+    library's own host code: ``launch(torch)`` builds tensors with the
+    stand-in for torch of each architecture and calls the library's launcher,
+    whose ``ct.launch`` is captured (see :mod:`tileperf_dump.launch`; the
+    last launch counts, or the last of ``launch_kernel`` when it is given).
+    Where the launcher tunes with cuTile's ``exhaustive_search``, ``tune``
+    (a function of a configuration of its search space) accepts the one it
+    takes, with no measurement. The problem, if any, then gives the trips (``problem=lambda t: Problem(
+    trips={"k": cdiv(K, t.launch.constants["BLOCK_K"])})``); its grid is the
+    launch's."""
+    kernel: Any = None
+    params: Sequence[Any] | Mapping[str, Any] | None = None
     symbol: str | None = None
     description: str = ""
     case: Callable[..., Case] | None = None
-    problem: Problem | None = None
+    problem: Problem | Callable[[Target], Problem] | None = None
+    launch: Callable[[Any], Any] | None = None
+    tune: Callable[[Any], bool] | None = None
+    launch_kernel: Any = None
+
+    def __post_init__(self):
+        if self.launch is None and (self.kernel is None or self.params is None):
+            raise TypeError("Config() takes a kernel and its params, or launch=")
+        if self.launch is not None and self.params is not None:
+            raise TypeError("Config(launch=...) takes its parameters from the launch: give no params")
+
+    @property
+    def depends_on_arch(self) -> bool:
+        return self.launch is not None or callable(self.problem)
 
     @property
     def kernel_name(self) -> str:
@@ -213,12 +260,24 @@ class Config:
 
     @property
     def parameter_names(self) -> list[str]:
-        return list(self.kernel._annotated_function.pysig.parameters)
+        return parameter_names(self.kernel)
 
     def ordered_params(self) -> list[Any]:
         if isinstance(self.params, Mapping):
             return [self.params[name] for name in self.parameter_names]
         return list(self.params)
+
+    @property
+    def constants(self) -> dict[str, Any]:
+        """The values the configuration gives the kernel's ``ct.Constant``
+        parameters, by name."""
+        names = set(constant_parameters(self.kernel))
+        return {n: v for n, v in zip(self.parameter_names, self.ordered_params()) if n in names}
+
+    @property
+    def hints(self) -> dict[str, Any]:
+        """The kernel's compiler hints (``occupancy``, ``num_ctas``, ...)."""
+        return kernel_hints(self.kernel)
 
     def signature(self) -> KernelSignature:
         return KernelSignature(self.ordered_params(), CallingConvention.cutile_python_v2(),
@@ -258,13 +317,17 @@ def _import(name: str, path: Path, root: Path | None):
     return module
 
 
-def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = ()):
+def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = (),
+                       bare: Sequence[str] = ()):
     """Imports a kernel file by path and checks its CONFIGS. Its folder goes
     on sys.path, so that it may import helpers beside it; a file inside a
     package is imported by its dotted name with the folder above the package
     on sys.path, so that the package's own imports (absolute or relative)
     work. While it is imported, ``placeholders`` (module names such as
-    ``torch``) are placeholder modules (see :mod:`tileperf_dump.placeholders`)."""
+    ``torch``) are placeholder modules and the packages of ``bare`` (such as
+    ``flashinfer``) are bare packages, whose ``__init__.py`` is not run (see
+    :mod:`tileperf_dump.placeholders`); the launch code that
+    :func:`capture_launch` runs later runs the same way."""
     path = Path(source).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"{source}: kernel source not found")
@@ -274,8 +337,9 @@ def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = 
         for folder in (path.parent, root):
             if folder is not None and str(folder) not in sys.path:
                 sys.path.insert(0, str(folder))
-        with placeholder_modules(placeholders):
+        with library_imports(placeholders, bare):
             module = _import(name, path, root)
+        module.__tileperf_imports__ = (tuple(placeholders), tuple(bare))
     configs = getattr(module, "CONFIGS", None)
     if not isinstance(configs, dict) or not configs:
         raise ValueError(f"{source}: defines no CONFIGS dict of configurations")
@@ -287,64 +351,76 @@ def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = 
     return module
 
 
-def _loop_lines(path: Path) -> dict[str, list[int]]:
-    """Lines of the ``for <name> in`` statements of a Python file, by name."""
-    lines: dict[str, list[int]] = {}
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
-            lines.setdefault(node.target.id, []).append(node.lineno)
-    return {k: sorted(v) for k, v in lines.items()}
-
-
 def _check_count(where: str, value, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{where} must be an integer >= {minimum}, got {value!r}")
     return value
 
 
-def problem_record(config: Config, name: str) -> dict | None:
-    """The dump record's ``problem``: grid, blocks and each declared trip
-    count with the file and lines of the loops it applies to."""
-    problem = config.problem
-    if problem is None:
-        return None
-    where = f"CONFIGS[{name!r}].problem"
-    if not isinstance(problem, Problem):
-        raise TypeError(f"{where} is not a tileperf_dump.Problem")
-    grid = [_check_count(f"{where}.grid", g, 1) for g in problem.grid_dims]
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"{where}.grid must have 1 to 3 dimensions, got {len(grid)}")
-    source = Path(inspect.getsourcefile(config.kernel._pyfunc)).resolve()
-    loops = _loop_lines(source)
+class ProblemError(ValueError):
+    """A problem that does not fit its kernel, located where the
+    configuration file declares it: recorded for its configuration alone."""
+
+    def __init__(self, file: str, line: int, message: str):
+        super().__init__(f"{file}:{line}: {message}")
+        self.file, self.line, self.message = file, line, message
+
+
+def _trips_record(config: Config, problem: Problem, where: str) -> list[dict]:
+    scopes = kernel_scopes(config.kernel._pyfunc)
     trips = []
     for key, count in sorted(problem.trips.items()):
         _check_count(f"{where}.trips[{key!r}]", count, 0)
-        var, _, nth = key.partition("#")
-        lines = loops.get(var, [])
-        if not lines:
-            known = ", ".join(sorted(loops)) or "none"
-            raise ValueError(f"{source}: {where}.trips names loop variable {var!r}, but no "
-                             f"'for {var} in' loop is in this file (loop variables: {known})")
-        if nth:
-            if not nth.isdigit() or not 1 <= int(nth) <= len(lines):
-                raise ValueError(f"{source}: {where}.trips key {key!r}: the file has "
-                                 f"{len(lines)} 'for {var} in' loop(s), at lines "
-                                 f"{', '.join(map(str, lines))}")
-            lines = [lines[int(nth) - 1]]
-        trips.append({"loop": key, "file": str(source), "lines": lines, "trips": count})
-    record = {"grid": grid, "blocks": math.prod(grid), "trips": trips}
-    record.update(launch_record(config, where))
+        try:
+            entries = resolve(key, scopes)
+        except TripsError as e:
+            raise TripsError(f"{where}.trips: {e}") from None
+        trips += [{"loop": key, "trips": count, **entry} for entry in entries]
+    return trips
+
+
+def problem_record(config: Config, name: str, problem: Problem | None = None,
+                   launch: CapturedLaunch | None = None) -> dict | None:
+    """The dump record's ``problem``: grid, blocks and each declared trip
+    count with the file and lines of the loops it applies to (and the call
+    site, for a helper's loop counted per call), and what the launch moves.
+    ``problem`` is the configuration's own (for an architecture, when it
+    depends on one), ``launch`` the launch its host code made."""
+    problem = config.problem if problem is None else problem
+    if problem is None and launch is None:
+        return None
+    where = f"CONFIGS[{name!r}].problem"
+    if problem is None:
+        problem = Problem(declared_at=("", 0))
+    if not isinstance(problem, Problem):
+        raise TypeError(f"{where} is not a tileperf_dump.Problem")
+    if launch is not None and problem.grid is not None:
+        raise ValueError(f"{where} gives a grid, but the configuration's launch gives it: leave it out")
+    if problem.grid is None and launch is None:
+        raise ValueError(f"{where} gives no grid (and the configuration has no launch to take it from)")
+    grid = list(launch.grid) if launch is not None else [
+        _check_count(f"{where}.grid", g, 1) for g in problem.grid_dims]
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{where}.grid must have 1 to 3 dimensions, got {len(grid)}")
+    record = {"grid": grid, "blocks": math.prod(grid), "trips": _trips_record(config, problem, where)}
+    record.update(launch_record(config, where, problem, launch))
     return record
 
 
-def launch_record(config: Config, where: str) -> dict:
-    """What the launch moves, from ``case`` run with the stand-in for torch:
-    its arrays and the bytes of their allocations (``bytes``, the floor), and
-    the grid the case launches; ``bytes`` declared by the problem wins. When
-    the case cannot run under the stand-in, the reason (``launch_error``)."""
-    problem = config.problem
+def launch_record(config: Config, where: str, problem: Problem | None = None,
+                  launch: CapturedLaunch | None = None) -> dict:
+    """What the launch moves: its arrays and the bytes of their allocations
+    (``bytes``, the floor), from the captured launch, else from ``case`` run
+    with the stand-in for torch (with the grid the case launches); ``bytes``
+    declared by the problem wins. When the case cannot run under the
+    stand-in, the reason (``launch_error``). ``problem``: the configuration's
+    own unless given (its problem for one architecture)."""
+    problem = config.problem if problem is None else problem
     out: dict = {}
-    if config.case is not None:
+    if launch is not None:
+        arrays, floor = launch.arrays()
+        out = {"arrays": arrays, "bytes": floor}
+    elif config.case is not None:
         try:
             case = config.case(StandInTorch(), **problem.sizes)
             arrays, floor = launch_arrays(case.args)
@@ -391,9 +467,8 @@ def signature_record(config: Config, bytecode_version: str) -> dict[str, str]:
            "bytecode_version": bytecode_version}
     for i, parameter in enumerate(signature.parameters):
         _identity_fields(f"parameters[{i}]", parameter, out)
-    options = config.kernel._compiler_options
-    for f in dataclasses.fields(options):
-        out[f"hints.{f.name}"] = _identity_text(getattr(options, f.name))
+    for hint, value in config.hints.items():
+        out[f"hints.{hint}"] = _identity_text(value)
     return out
 
 
@@ -521,31 +596,135 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version: str) -> Path:
+@dataclass
+class _ForArch:
+    """One architecture's export of a configuration (``arch`` None: the one
+    export of a configuration that does not depend on the architecture)."""
+    arch: str | None
+    config: Config
+    problem: dict | None = None
+    problem_error: dict | None = None
+    signature: dict | None = None
+    bytecode: bytes = b""
+    seconds: float = 0.0
+
+
+def _for_arch(module, config: Config, name: str, arch_name: str | None) -> _ForArch:
+    """The configuration as exported for one architecture: the kernel and
+    parameters of its launch there, its problem there; a problem that does
+    not fit the kernel is recorded as the configuration's error."""
+    target = arch(arch_name) if arch_name else None
+    captured, problem = None, config.problem
+    where = f"{module.__file__}: CONFIGS[{name!r}]"
+    if config.launch is not None:
+        imports = getattr(module, "__tileperf_imports__", ((), ()))
+        try:
+            captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune)
+            params = captured.params()
+        except Exception as e:  # this configuration's error alone, located
+            return _ForArch(arch_name, config, problem_error=_launch_error(e, module, name, arch_name))
+        config = dataclasses.replace(config, kernel=captured.kernel, params=params, launch=None,
+                                     problem=None, tune=None, launch_kernel=None)
+    out = _ForArch(arch_name, config)
+    check_parameters(config, where)
+    try:
+        if callable(problem):
+            problem = problem(Target(target, captured))
+        out.problem = problem_record(config, name, problem, captured) if (
+            problem is not None or captured is not None) else None
+    except (ValueError, TypeError) as e:
+        file, line = getattr(problem, "declared_at", None) or (module.__file__, 0)
+        out.problem_error = {"file": file, "line": line, "message": str(e)}
+    return out
+
+
+def _launch_error(error: Exception, module, name: str, arch_name: str) -> dict:
+    """Where and why a configuration's launch failed: the line of the
+    configuration file that called into the library, the library's line
+    that raised."""
+    from tileperf_dump.manifest import raised_at
+    bare = getattr(module, "__tileperf_imports__", ((), ()))[1]
+    file, line = module.__file__, 0
+    tb = error.__traceback__
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == Path(module.__file__).resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return {"file": file, "line": line, "message": f"CONFIGS[{name!r}].launch for {arch_name}: "
+            f"{type(error).__name__}: {error}{raised_at(error, bare)}"}
+
+
+def _archs_needed(config: Config, archs: Sequence[str], where: str) -> list[str | None]:
+    if not config.depends_on_arch:
+        return [None]
+    if not archs:
+        raise ConfigError(f"{where}: the configuration depends on the architecture (a launch, or "
+                          f"a problem of the target): the dump step needs the architectures "
+                          f"(--tileperf-archs)")
+    return list(archs)
+
+
+def _arch_entry(export: _ForArch, base: _ForArch, name: str) -> dict:
+    entry: dict = {}
+    if export.signature is not None and export.signature != base.signature:
+        entry["signature"] = export.signature
+    if export.problem is not None:
+        entry["problem"] = export.problem
+    if export.problem_error is not None:
+        entry["problem_error"] = export.problem_error
+    if export.signature is not None and export.bytecode != base.bytecode:
+        entry["bytecode"] = f"{name}.{export.arch}.tileirbc"
+    return entry
+
+
+def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version: str,
+                archs: Sequence[str] = ()) -> Path:
     """Exports configuration ``name`` to ``<out_dir>/<name>.tileirbc`` and
-    records what made it in ``<name>.tileirbc.json``."""
+    records what made it in ``<name>.tileirbc.json``. A configuration that
+    depends on the architecture (its launch, or its problem) is exported for
+    each of ``archs``: the record holds each one's problem and signature
+    under ``archs``, and an architecture whose bytecode differs from the
+    first's (constants of its launch) gets ``<name>.<arch>.tileirbc``."""
     config = get_config(module, name)
     where = f"{module.__file__}: CONFIGS[{name!r}]"
-    check_parameters(config, where)
-    problem = problem_record(config, name)
+    exports = [_for_arch(module, config, name, a) for a in _archs_needed(config, archs, where)]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    for export in exports:
+        if export.config.kernel is None:  # its launch failed: nothing to export
+            continue
+        start = time.perf_counter()
+        export.bytecode = _export(export.config, where, bytecode_version)
+        export.seconds = time.perf_counter() - start
+        export.signature = signature_record(export.config, bytecode_version)
+    base = next((e for e in exports if e.signature is not None), exports[0])
     target = out / f"{name}.tileirbc"
-    start = time.perf_counter()
-    bytecode = _export(config, where, bytecode_version)
-    seconds = time.perf_counter() - start
-    _write_atomic(target, bytecode)
+    if base.signature is None:  # no architecture's launch ran: the record says why
+        _write_atomic(out / f"{name}.tileirbc.json", (json.dumps(
+            {"config": name, "problem_error": base.problem_error,
+             "archs": {e.arch: {"problem_error": e.problem_error} for e in exports}},
+            indent=2, sort_keys=True) + "\n").encode())
+        target.unlink(missing_ok=True)
+        return target
+    _write_atomic(target, base.bytecode)
     record = {
         "cuda_tile": ct.__version__,
         "bytecode_version": bytecode_version,
         "config": name,
-        "kernel": config.kernel_name,
-        "symbol": config.symbol or config.kernel_name,
+        "kernel": base.config.kernel_name,
+        "symbol": base.config.symbol or base.config.kernel_name,
         "source": str(Path(module.__file__).resolve()),
-        "seconds": round(seconds, 4),
+        "seconds": round(sum(e.seconds for e in exports), 4),
+        "signature": base.signature,
     }
-    record["signature"] = signature_record(config, bytecode_version)
-    if problem is not None:
-        record["problem"] = problem
+    if base.problem is not None:
+        record["problem"] = base.problem
+    if base.problem_error is not None:
+        record["problem_error"] = base.problem_error
+    if base.arch is not None:
+        record["archs"] = {e.arch: _arch_entry(e, base, name) for e in exports}
+        for e in exports:
+            if "bytecode" in record["archs"][e.arch]:
+                _write_atomic(out / record["archs"][e.arch]["bytecode"], e.bytecode)
     _write_atomic(out / f"{name}.tileirbc.json", (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
     return target

@@ -14,10 +14,28 @@ def pytest_addoption(parser):
     group.addoption("--tileperf-placeholders", default="",
                     help="comma-separated modules that are placeholder modules while the "
                          "kernel file is imported (torch, triton, ...)")
+    group.addoption("--tileperf-bare-packages", default="",
+                    help="comma-separated packages imported without running their __init__.py "
+                         "(a library's package whose __init__ imports what the kernels do not need)")
+    group.addoption("--tileperf-archs", default="",
+                    help="comma-separated architectures the configurations are checked for "
+                         "(a problem or launch that depends on the architecture is recorded for each)")
+
+
+def _names(config, option: str) -> list[str]:
+    return [m for m in config.getoption(option).split(",") if m]
 
 
 def placeholders(config) -> list[str]:
-    return [m for m in config.getoption("--tileperf-placeholders").split(",") if m]
+    return _names(config, "--tileperf-placeholders")
+
+
+def bare(config) -> list[str]:
+    return _names(config, "--tileperf-bare-packages")
+
+
+def archs(config) -> list[str]:
+    return _names(config, "--tileperf-archs")
 
 
 def pytest_generate_tests(metafunc):
@@ -27,6 +45,6 @@ def pytest_generate_tests(metafunc):
     if not names:
         from tileperf_dump import load_kernel_module
         module = load_kernel_module(metafunc.config.getoption("--tileperf-source"),
-                                    placeholders(metafunc.config))
+                                    placeholders(metafunc.config), bare(metafunc.config))
         names = sorted(module.CONFIGS)
     metafunc.parametrize("tileperf_config", names)

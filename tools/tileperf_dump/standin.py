@@ -19,6 +19,8 @@ import math
 import types
 from typing import Any, Sequence
 
+from tileperf_dump.placeholders import is_placeholder, placeholder_path
+
 
 class StandInError(RuntimeError):
     """A case used something the stand-in cannot do without real data."""
@@ -31,6 +33,17 @@ class DType:
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
+
+    def __eq__(self, other) -> bool:
+        """Equal to the same dtype, also to the placeholder that stood for it
+        when the library was imported (``{torch.bfloat16: 0}`` built at import
+        time is looked up with the stand-in's dtype)."""
+        if is_placeholder(other):
+            return placeholder_path(other) == f"torch.{self.name}"
+        return isinstance(other, DType) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(f"torch.{self.name}")
 
 
 _DTYPES = {
@@ -68,18 +81,37 @@ def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
+class Device(str):
+    """``tensor.device``: compares as its name ("cuda"), with torch.device's fields."""
+
+    @property
+    def type(self) -> str:
+        return self.partition(":")[0]
+
+    @property
+    def index(self) -> int:
+        return int(self.partition(":")[2] or 0)
+
+
+class Size(tuple):
+    """``tensor.shape``: a tuple that also counts its elements, as torch.Size does."""
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+
 class Tensor:
     """A tensor's shape, strides (in elements) and dtype; its storage is the
     elements it spans."""
 
     def __init__(self, shape, dtype: DType, strides=None, base: "Tensor | None" = None,
                  device: str = "cuda"):
-        self.shape = tuple(shape)
+        self.shape = Size(shape)
         self.dtype = dtype
         self._strides = tuple(strides) if strides is not None else _row_major(self.shape)
         self.base = base.base if base is not None else self  # the allocation a view is of
         self.storage_elements = math.prod(self.shape) if base is None else base.storage_elements
-        self.device = device
+        self.device = Device(device)
 
     # shape and layout
     def size(self, dim: int | None = None):
@@ -109,6 +141,13 @@ class Tensor:
     def data_ptr(self) -> int:
         return 1 << 20  # aligned, as a fresh allocation is
 
+    def storage_offset(self) -> int:
+        return 0
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.startswith("cuda")
+
     def __len__(self) -> int:
         return self.shape[0]
 
@@ -132,6 +171,15 @@ class Tensor:
     def cuda(self, *args, **kwargs) -> "Tensor":
         return self
 
+    requires_grad = False
+    is_leaf = True
+
+    def detach(self) -> "Tensor":
+        return self
+
+    def requires_grad_(self, *args, **kwargs) -> "Tensor":
+        return self
+
     def half(self): return self._like(dtype=_dtype("float16"))
     def float(self): return self._like(dtype=_dtype("float32"))
     def double(self): return self._like(dtype=_dtype("float64"))
@@ -141,16 +189,25 @@ class Tensor:
 
     # views
     def view(self, *shape) -> "Tensor":
+        if len(shape) == 1 and isinstance(shape[0], DType):  # the same bytes as another dtype
+            if shape[0].itemsize != self.dtype.itemsize:
+                raise StandInError(f"view of {self.dtype!r} as {shape[0]!r}: another element size")
+            return Tensor(self.shape, shape[0], self._strides, self, self.device)
         return self.reshape(*shape)
 
+    def untyped_storage(self):
+        return types.SimpleNamespace(data_ptr=lambda: id(self.base), nbytes=lambda: self.storage_elements)
+
     def reshape(self, *shape) -> "Tensor":
-        shape = list(_shape_of(shape) if not (len(shape) == 1 and isinstance(shape[0], int) and shape[0] == -1)
-                     else (self.numel(),))
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = list(shape)
         if shape.count(-1) > 1:
             raise StandInError("reshape: more than one -1")
         if -1 in shape:
             known = math.prod(n for n in shape if n != -1)
             shape[shape.index(-1)] = self.numel() // max(known, 1)
+        shape = list(_shape_of(tuple(shape)))
         if math.prod(shape) != self.numel():
             raise StandInError(f"reshape of {self.shape} to {tuple(shape)}")
         return Tensor(shape, self.dtype, base=self, device=self.device)
@@ -166,6 +223,9 @@ class Tensor:
     @property
     def T(self) -> "Tensor":
         return self.permute(*reversed(range(self.dim())))
+
+    def as_strided(self, size, stride, storage_offset=0) -> "Tensor":
+        return _as_strided(self, size, stride, storage_offset)
 
     def permute(self, *order) -> "Tensor":
         order = _shape_of(order) if order and isinstance(order[0], (tuple, list)) else order
@@ -206,6 +266,45 @@ class Tensor:
     def abs(self):
         return self._like()
 
+    # reductions: the shape of the result, no values
+    def _reduced(self, dim=None, keepdim=False, dtype=None) -> "Tensor":
+        if dim is None:
+            return Tensor((), dtype or self.dtype, device=self.device)
+        dims = {d % max(self.dim(), 1) for d in ((dim,) if isinstance(dim, int) else dim)}
+        shape = [1 if i in dims else n for i, n in enumerate(self.shape) if keepdim or i not in dims]
+        return Tensor(shape, dtype or self.dtype, device=self.device)
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return self._reduced(dim, keepdim, dtype)
+
+    amax = amin = mean = prod = sum
+
+    def max(self, dim=None, keepdim=False):
+        values = self._reduced(dim, keepdim)
+        if dim is None:
+            return values
+        return types.SimpleNamespace(values=values, indices=values.to(_dtype("int64")))
+
+    min = max
+
+    def diff(self, dim=-1):
+        shape = list(self.shape)
+        shape[dim] = max(shape[dim] - 1, 0)
+        return self._like(shape=shape)
+
+    def _no_nan(self) -> "Tensor":
+        out = self._like(dtype=_dtype("bool"))
+        out._known = False  # the stand-in's tensors hold no NaN or infinity
+        return out
+
+    isnan = isinf = _no_nan
+
+    def any(self, *args, **kwargs):
+        known = getattr(self, "_known", None)
+        if known is None:
+            raise StandInError("tensor.any() of values needs real data")
+        return known
+
     def fill_(self, *args):
         return self
 
@@ -244,6 +343,24 @@ def _arange(*args, dtype=None, device="cuda", **kwargs) -> Tensor:
     return Tensor((max(0, math.ceil((end - start) / step)),), dtype or _dtype("int64"), device=str(device))
 
 
+# torch.finfo / torch.iinfo of the dtypes a launcher sizes a range from.
+_LIMITS = {"float16": (-65504.0, 65504.0, 6.103515625e-05), "bfloat16": (-3.3895e38, 3.3895e38, 1.1755e-38),
+           "float32": (-3.4028e38, 3.4028e38, 1.1755e-38), "float8_e4m3fn": (-448.0, 448.0, 0.015625),
+           "float8_e5m2": (-57344.0, 57344.0, 6.1035e-05), "int8": (-128, 127, 1), "uint8": (0, 255, 1),
+           "int16": (-32768, 32767, 1), "int32": (-2**31, 2**31 - 1, 1), "int64": (-2**63, 2**63 - 1, 1)}
+
+
+def _info(dtype: DType):
+    if dtype.name not in _LIMITS:
+        raise StandInError(f"the range of torch.{dtype.name} is not known to the stand-in")
+    low, high, tiny = _LIMITS[dtype.name]
+    return types.SimpleNamespace(min=low, max=high, tiny=tiny, bits=dtype.itemsize * 8, dtype=dtype)
+
+
+def _as_strided(x: Tensor, size, stride, storage_offset=0) -> Tensor:
+    return Tensor(_shape_of(tuple(size)), x.dtype, tuple(stride), x, x.device)
+
+
 class _Unsupported:
     def __init__(self, name: str):
         self._name = name
@@ -274,6 +391,10 @@ class StandInTorch(types.ModuleType):
         self.full = _full
         self.randint = _randint
         self.arange = _arange
+        self.isnan = self.isinf = Tensor._no_nan
+        self.finfo = self.iinfo = _info
+        self.as_strided = _as_strided
+        self.amax = self.amin = self.sum = Tensor.sum
         self.manual_seed = lambda *a, **k: None
         # A case may size a persistent grid from the device: the device is
         # the one named here (by default the H200's 132 SMs, sm_90).
@@ -282,7 +403,10 @@ class StandInTorch(types.ModuleType):
         self.cuda = types.SimpleNamespace(is_available=lambda: True, synchronize=lambda: None,
                                           current_device=lambda: 0, device_count=lambda: 1,
                                           get_device_properties=lambda *a: props,
-                                          get_device_capability=lambda *a: capability)
+                                          get_device_capability=lambda *a: capability,
+                                          current_stream=lambda *a: "stream",
+                                          default_stream=lambda *a: "stream")
+        self.device = lambda *a, **k: "cuda"
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -304,12 +428,13 @@ def launch_arrays(args: Sequence[Any]) -> tuple[list[dict], int]:
     bytes of the distinct allocations they view: the floor on what the
     launch moves, each array read or written once."""
     arrays, seen, floor = [], set(), 0
-    for index, value in enumerate(args):
-        record = array_record(value)
-        if record is None:
-            continue
-        arrays.append({"parameter": index, **record})
-        if id(value.base) not in seen:
-            seen.add(id(value.base))
-            floor += record["bytes"]
+    for index, arg in enumerate(args):
+        for value in arg if isinstance(arg, (list, tuple)) else (arg,):  # a list of arrays too
+            record = array_record(value)
+            if record is None:
+                continue
+            arrays.append({"parameter": index, **record})
+            if id(value.base) not in seen:
+                seen.add(id(value.base))
+                floor += record["bytes"]
     return arrays, floor

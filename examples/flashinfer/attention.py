@@ -1,0 +1,52 @@
+"""FlashInfer's cuTile attention: paged GQA decode (with its split-KV reduction) and paged prefill, launched by FlashInfer's own host code.
+
+FlashInfer tunes its attention launches with cuTile's exhaustive_search; the
+gate answers the search with the configuration named here (an entry of
+FlashInfer's own candidates for the sizes).
+"""
+from flashinfer.attention.kernels.cutile import fmha_decode_bsr_cutile as decode
+from flashinfer.attention.kernels.cutile import fmha_prefill_bsr_cutile as prefill
+
+from tileperf_dump import Config
+
+# Llama-3-8B: 32 query heads over 8 KV heads of 128, a paged KV cache of 16-token pages.
+HEADS, KV_HEADS, HEAD_DIM, PAGE = 32, 8, 128, 16
+
+
+def cache(torch, batch, seq_len):
+    pages = batch * seq_len // PAGE
+    k = torch.empty(pages, PAGE, KV_HEADS, HEAD_DIM, dtype=torch.bfloat16)
+    v = torch.empty(pages, PAGE, KV_HEADS, HEAD_DIM, dtype=torch.bfloat16)
+    tables = torch.empty(batch, seq_len // PAGE, dtype=torch.int32)
+    return k, v, tables
+
+
+def gqa_decode(batch, seq_len, kernel, split_kv):
+    def launch(torch):
+        q = torch.empty(batch, HEADS, HEAD_DIM, dtype=torch.bfloat16)
+        k, v, tables = cache(torch, batch, seq_len)
+        lens = torch.empty(batch, dtype=torch.int32)
+        decode.fmha_decode_bsr_cutile(q, k, v, lens, tables, 1.0, 1.0, max_seq_len=seq_len,
+                                      force_split_kv=split_kv)
+    return Config(launch=launch, launch_kernel=kernel, tune=lambda cfg: True)
+
+
+def paged_prefill(batch, seq_len, kernel, lpt):
+    def launch(torch):
+        q = torch.empty(batch * seq_len, HEADS, HEAD_DIM, dtype=torch.bfloat16)
+        k, v, tables = cache(torch, batch, seq_len)
+        lens = torch.empty(batch, dtype=torch.int32)
+        offsets = torch.empty(batch + 1, dtype=torch.int32)
+        prefill.prefill_attention_kv_paged_cutile(q, k, v, lens, lens, offsets, tables, 1.0, 1.0,
+                                                  batch, seq_len, use_lpt_scheduler=lpt)
+    return Config(launch=launch, launch_kernel=kernel, tune=lambda cfg: True)
+
+
+CONFIGS = {
+    # 64 sequences of 4096 tokens decoding one token each: split over the KV length.
+    "gqa_decode_split_b64_s4096": gqa_decode(64, 4096, decode._decode_attention_kv_paged_kernel, True),
+    "splitk_reduce_b64_s4096": gqa_decode(64, 4096, decode._splitk_reduce_kernel, True),
+    "gqa_decode_b8_s1024": gqa_decode(8, 1024, decode._decode_attention_kv_paged_kernel, False),
+    "paged_prefill_b4_s2048": paged_prefill(4, 2048, prefill._prefill_attention_paged_kernel, False),
+    "paged_prefill_lpt_b4_s2048": paged_prefill(4, 2048, prefill._prefill_attention_paged_lpt_kernel, True),
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Drives examples/flashinfer, the gate of FlashInfer's cuTile kernels as
+# FlashInfer is on PyPI (its requirements.txt, installed by tools/run into the
+# Python of the gate, without torch). One step per call (each a CTest test):
+#
+#   flashinfer.sh install   install tileperf, configure the example against the
+#                           installed package: every configuration is listed
+#   flashinfer.sh gate      the gate passes against the committed baselines; the
+#                           launches are FlashInfer's own: a persistent GEMM's grid
+#                           is each architecture's SM count
+#   flashinfer.sh launcher  FlashInfer's GEMM launcher changed to launch twice the
+#                           programs (a copy of its module, searched first): the
+#                           captured grid and cost.launch follow, nothing copied
+#                           into the configuration
+#
+# Environment: TILEPERF_BUILD (tileperf's build folder), TILEPERF_SOURCE,
+# TILEPERF_PYTHON (with cuda-tile, pytest and flashinfer-python), WORK (scratch folder).
+set -euo pipefail
+: "${TILEPERF_BUILD:?}" "${TILEPERF_SOURCE:?}" "${TILEPERF_PYTHON:?}" "${WORK:?}"
+example=$TILEPERF_SOURCE/examples/flashinfer
+build=$WORK/build
+unset TILEPERF_UPDATE_BASELINES TILEPERF_FILTER TILEPERF_LABEL
+
+fail() { echo "flashinfer.sh $step: $*" >&2; exit 1; }
+quiet() { "$@" >"$WORK/last.log" 2>&1 || { cat "$WORK/last.log"; return 1; }; }
+# A field of a dump record: record <kernel>/<config> <python expression on r>.
+record() {
+  "$TILEPERF_PYTHON" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+    "$1/tileperf/$2.tileirbc.json" "$3"
+}
+metric() {
+  "$TILEPERF_PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["metrics"][sys.argv[2]])' \
+    "$1/tileperf/$2.metrics.json" "$3"
+}
+
+step_install() {
+  rm -rf "$WORK"
+  mkdir -p "$WORK"
+  "$TILEPERF_PYTHON" "$TILEPERF_SOURCE/tools/tileperf_dump/requirements.py" "$example/requirements.txt" ||
+    fail "the example's requirements are not installed (tools/run setup installs them)"
+  if "$TILEPERF_PYTHON" -c "import torch" 2>/dev/null; then
+    echo "note: torch is installed; the gate uses placeholder modules for it all the same"
+  fi
+  quiet cmake --install "$TILEPERF_BUILD" --prefix "$WORK/prefix"
+  quiet cmake -S "$example" -B "$build" -DCMAKE_PREFIX_PATH="$WORK/prefix" -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
+  local perf kernels
+  perf=$(ctest --test-dir "$build" -N -L perf | grep -c 'perf\.')
+  kernels=$(cat "$example"/*.py | grep -c '^    "[a-z0-9_]*": ')
+  [[ $perf -ge 60 ]] || fail "only $perf perf tests were registered"
+  echo "$kernels configurations, $perf perf tests"
+}
+
+step_gate() {
+  if ! ctest --test-dir "$build" -L perf -j2 >"$WORK/last.log" 2>&1; then
+    "$WORK/prefix/bin/tileperf" summary "$build/tileperf" | grep -v '^perf.* pass ' || true
+    fail "the gate did not pass against the committed baselines"
+  fi
+  # The persistent batched GEMM's grid is each architecture's own SM count
+  # (FlashInfer's launcher: min(NUM_SMS, tiles) programs); mm_bf16's is a
+  # constant of the kernel, so sm_90 and sm_100 have bytecode of their own.
+  local grids
+  grids=$(record "$build" gemm/bmm_b8_m1024_n1024_k128 \
+    '[r["archs"][a]["problem"]["grid"][0] for a in ("sm_90", "sm_100", "sm_120")]')
+  [[ $grids == "[132, 148, 188]" ]] || fail "the persistent grids are $grids"
+  [[ $(record "$build" gemm/mm_m4096_n14336_k4096_128x128 'r["archs"]["sm_90"]["bytecode"]') == \
+     mm_m4096_n14336_k4096_128x128.sm_90.tileirbc ]] || fail "sm_90's num_programs has no bytecode of its own"
+  [[ $(record "$build" gemm/mm_m4096_n14336_k4096_128x128 \
+       'r["archs"]["sm_90"]["signature"]["parameters[9].value"]') == 132 ]] ||
+    fail "mm_bf16's num_programs on sm_90 is not 132"
+}
+
+# link_all_but <folder> <into> <name>: links to every entry of <folder> but <name>.
+link_all_but() {
+  mkdir -p "$2"
+  local entry
+  for entry in "$1"/*; do
+    [[ $(basename "$entry") == "$3" ]] || ln -s "$entry" "$2/"
+  done
+}
+
+# A tree of links to the installed flashinfer package, but for one module,
+# copied and edited: FlashInfer as a developer edits it, searched first.
+edited_flashinfer() {
+  local installed tree=$WORK/edited/flashinfer module=mm_bf16_cutile.py
+  installed=$("$TILEPERF_PYTHON" -c 'import importlib.util as u; print(u.find_spec("flashinfer").submodule_search_locations[0])')
+  rm -rf "$WORK/edited"
+  link_all_but "$installed" "$tree" gemm
+  link_all_but "$installed/gemm" "$tree/gemm" kernels
+  link_all_but "$installed/gemm/kernels" "$tree/gemm/kernels" cutile
+  link_all_but "$installed/gemm/kernels/cutile" "$tree/gemm/kernels/cutile" $module
+  sed 's|min(NUM_SMS // num_ctas, total_tiles) \* occupancy)|min(NUM_SMS // num_ctas, total_tiles) * occupancy * 2)|' \
+    "$installed/gemm/kernels/cutile/$module" > "$tree/gemm/kernels/cutile/$module"
+  ! cmp -s "$installed/gemm/kernels/cutile/$module" "$tree/gemm/kernels/cutile/$module" ||
+    fail "the launcher's grid line was not found"
+}
+
+step_launcher() {
+  edited_flashinfer
+  local edited=$WORK/build-edited config=gemm/mm_m4096_n14336_k4096_128x128
+  quiet cmake -S "$example" -B "$edited" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
+    -DTILEPERF_PYTHON="$TILEPERF_PYTHON" -DFLASHINFER_PATH="$WORK/edited"
+  ctest --test-dir "$edited" -R "^perf\.gemm\.mm_m4096_n14336_k4096_128x128\.sm_90$" >"$WORK/last.log" 2>&1 || true
+  [[ $(record "$edited" $config 'r["archs"]["sm_90"]["problem"]["grid"][0]') == 264 ]] ||
+    fail "the edited launcher's grid did not reach the record"
+  local before after
+  before=$(metric "$build" $config.sm_90 cost.launch)
+  after=$(metric "$edited" $config.sm_90 cost.launch)
+  [[ $after -gt $before ]] || fail "cost.launch did not grow: $before -> $after"
+  local message
+  message=$("$TILEPERF_PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["message"])' \
+    "$edited/tileperf/$config.sm_90.result.json")
+  [[ $message == "tuning change (parameters[9].value: 132 -> 264), judged by the launch estimate"* ]] ||
+    fail "the check did not judge the launcher's new grid as a tuning change: $message"
+  echo "cost.launch $before -> $after; $message"
+}
+
+step=${1:?usage: flashinfer.sh install|gate|launcher}
+"step_$step"
+echo "flashinfer.sh $step: ok"

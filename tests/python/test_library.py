@@ -1,0 +1,366 @@
+"""A kernel library gated as it is: bare packages, classes derived from
+placeholders, trip counts named by function, problems per architecture and
+launches taken from the library's own host code (its tuner answered, one of
+several launches picked, lists of arrays, a launch that fails)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from tileperf_dump import (Config, Problem, arch, capture_launch, dump_config, kernel_hints,
+                           load_kernel_module)
+from tileperf_dump.launch import LaunchError
+from tileperf_dump.placeholders import PlaceholderError, library_imports
+
+TOP = Path(__file__).resolve().parents[2]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dedent(text))
+    return path
+
+
+@pytest.fixture
+def forget():
+    """Forgets the modules a test imported, so that the next test imports its own."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+
+
+# A library whose package __init__ imports torch, compares its version and
+# imports every op, as FlashInfer's and TileGym's do.
+LIBRARY = {
+    "biglib/__init__.py": """\
+        import torch
+        if torch.__version__ < "2.4":
+            raise ImportError("needs torch 2.4")
+        from .ops import everything
+        """,
+    "biglib/ops/__init__.py": "from .everything import *\n",
+    "biglib/ops/everything.py": "import numpy_that_is_not_here\n",
+    "biglib/ops/kernels/__init__.py": "raise RuntimeError('never run')\n",
+    "biglib/ops/kernels/scale.py": """\
+        import cuda.tile as ct
+        import torch
+        from biglib.ops.kernels.helpers import rows
+
+
+        @ct.kernel
+        def scale(x, y, N: ct.Constant[int], TILE: ct.Constant[int], GRID: ct.Constant[int]):
+            for i in range(ct.bid(0), rows(N, TILE), GRID):
+                ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(TILE,)) * 2)
+
+
+        class _Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+
+        scale_op = _Scale.apply
+
+
+        def launch_scale(x, y, tile=256):
+            sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+            n = x.shape[0]
+            grid = min(sms * 2, rows(n, tile))
+            kernel = scale.replace_hints(occupancy=2) if n > 4096 else scale
+            ct.launch(torch.cuda.current_stream(), (grid,), kernel, (x, y, n, tile, grid))
+        """,
+    "biglib/ops/kernels/helpers.py": """\
+        def rows(n, tile):
+            return (n + tile - 1) // tile
+        """,
+}
+
+CONFIG = """\
+    import cuda.tile as ct
+    from tileperf_dump import Config, Problem, array, cdiv
+    from biglib.ops.kernels.scale import launch_scale, scale
+
+
+    def run(n):
+        def launch(torch):
+            x = torch.empty(n, dtype=torch.float16)
+            launch_scale(x, torch.empty_like(x))
+        return launch
+
+
+    def trips(t):
+        c = t.launch.constants
+        return Problem(trips={"scale.i": cdiv(cdiv(c["N"], c["TILE"]), c["GRID"])})
+
+
+    CONFIGS = {
+        "launched": Config(launch=run(1 << 20), problem=trips),
+        "per_arch": Config(scale, [array(ct.float16, 1), array(ct.float16, 1), 4096, 256, 264],
+                           problem=lambda t: Problem(grid=t.arch.sms * 2, trips={"i": 1})),
+        "stale": Config(scale, [array(ct.float16, 1), array(ct.float16, 1), 4096, 256, 264],
+                        problem=Problem(grid=16, trips={"scale.k": 4})),
+    }
+    """
+
+
+@pytest.fixture
+def library(tmp_path, forget):
+    for name, text in LIBRARY.items():
+        write(tmp_path / name, text)
+    write(tmp_path / "gate" / "scale_gate.py", CONFIG)
+    sys.path.insert(0, str(tmp_path))
+    yield tmp_path
+    sys.path.remove(str(tmp_path))
+
+
+def load(library):
+    return load_kernel_module(library / "gate" / "scale_gate.py", ["torch"], ["biglib"])
+
+
+def test_a_bare_package_imports_a_kernel_module_without_its_init_chain(library):
+    module = load(library)
+    kernels = sys.modules["biglib.ops.kernels.scale"]
+    assert "biglib.ops.everything" not in sys.modules
+    assert kernels.scale_op is not None and "_Scale.apply" in repr(kernels.scale_op)
+    with pytest.raises(AttributeError, match="bare package here"):
+        sys.modules["biglib"].everything  # noqa: B018 - what its __init__ would import
+    assert set(module.CONFIGS) == {"launched", "per_arch", "stale"}
+
+
+def test_without_bare_packages_the_init_chain_stops_the_import(library):
+    with pytest.raises(PlaceholderError, match="cannot be compared"):
+        load_kernel_module(library / "gate" / "scale_gate.py", ["torch"])
+
+
+def test_a_class_derived_from_a_placeholder_behaves_like_it():
+    with library_imports(["torch"]):
+        import torch
+
+        class Op(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x + 1
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = 2
+
+    assert Op.forward(None, 1) == 2
+    assert "Op.apply" in repr(Op.apply) and "Op.apply(...)" in repr(Op.apply(3))
+    assert Net().scale == 2 and "Net.register_buffer" in repr(Net().register_buffer)
+
+
+def test_the_manifest_names_the_line_and_the_placeholder_behind_an_import_error(tmp_path):
+    write(tmp_path / "lib" / "ops.py", """\
+        import re
+        import torch
+        PATTERN = re.compile(torch.ops.name)
+        """)
+    kernel = write(tmp_path / "gate.py", "import ops\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "tileperf_dump.manifest", "--placeholder", "torch",
+         str(kernel), str(tmp_path / "out.json")],
+        capture_output=True, text=True, env={"PYTHONPATH": f"{TOP / 'tools'}:{tmp_path / 'lib'}"})
+    assert result.returncode == 2
+    assert f"(raised at {tmp_path / 'lib' / 'ops.py'}:3); a placeholder is the likely cause: " \
+           f"torch = torch (a placeholder: the module 'torch' is not installed here)" in result.stderr
+
+
+def test_the_launch_is_captured_per_architecture(library):
+    module = load(library)
+    launch = module.CONFIGS["launched"].launch
+    for name, sms in (("sm_90", 132), ("sm_100", 148), ("sm_120", 188)):
+        captured = capture_launch(launch, arch(name), module.__tileperf_imports__)
+        assert captured.grid == (sms * 2, 1, 1)
+        assert captured.constants == {"N": 1 << 20, "TILE": 256, "GRID": sms * 2}
+        assert captured.hints["occupancy"] == 2 == kernel_hints(captured.kernel)["occupancy"]
+        assert captured.arrays()[1] == 2 * (1 << 20) * 2
+
+
+def test_the_record_holds_each_architectures_launch_and_bytecode(library, tmp_path):
+    module = load(library)
+    dump_config(module, "launched", tmp_path / "out", "13.4", ["sm_120", "sm_90"])
+    record = json.loads((tmp_path / "out" / "launched.tileirbc.json").read_text())
+    sm_90 = record["archs"]["sm_90"]
+    assert record["problem"]["grid"] == [376, 1, 1] and sm_90["problem"]["grid"] == [264, 1, 1]
+    assert sm_90["signature"]["parameters[4].value"] == "264"
+    assert record["signature"]["hints.occupancy"] == "2"
+    assert sm_90["problem"]["trips"][0]["trips"] == 16  # 4096 tiles over 264 blocks
+    assert sm_90["bytecode"] == "launched.sm_90.tileirbc"
+    assert (tmp_path / "out" / "launched.sm_90.tileirbc").read_bytes() != \
+           (tmp_path / "out" / "launched.tileirbc").read_bytes()
+
+
+def test_a_problem_of_the_architecture_has_its_sm_count(library, tmp_path):
+    module = load(library)
+    dump_config(module, "per_arch", tmp_path / "out", "13.4", ["sm_120", "sm_100", "sm_90"])
+    record = json.loads((tmp_path / "out" / "per_arch.tileirbc.json").read_text())
+    assert {a: e["problem"]["blocks"] for a, e in record["archs"].items()} == \
+        {"sm_120": 376, "sm_100": 296, "sm_90": 264}
+    assert not any("bytecode" in e for e in record["archs"].values())
+    with pytest.raises(ValueError, match="needs the architectures"):
+        dump_config(module, "per_arch", tmp_path / "again", "13.4")
+
+
+def test_a_stale_trips_key_is_the_configurations_own_located_error(library, tmp_path):
+    module = load(library)
+    dump_config(module, "stale", tmp_path / "out", "13.4")
+    record = json.loads((tmp_path / "out" / "stale.tileirbc.json").read_text())
+    error = record["problem_error"]
+    assert (error["file"], error["line"]) == (str(library / "gate" / "scale_gate.py"), 23)
+    assert error["message"] == ("CONFIGS['stale'].problem.trips: trips key 'scale.k': no 'for k "
+                                "in' loop in scale() (loops: scale.i)")
+    assert "problem" not in record and (tmp_path / "out" / "stale.tileirbc").stat().st_size > 0
+
+
+def test_trips_keys_name_loops_of_the_kernel_and_its_helpers(tmp_path, forget):
+    write(tmp_path / "k.py", """\
+        import cuda.tile as ct
+        from tileperf_dump import Config, Problem, array
+
+        def part(x, i, n, T: ct.Constant[int]):
+            acc = ct.zeros((T,), dtype=ct.float32)
+            for j in range(n):
+                acc = acc + ct.load(x, index=(i + j,), shape=(T,))
+            return acc
+
+        @ct.kernel
+        def twice(x, y, T: ct.Constant[int]):
+            for j in range(2):
+                a = part(x, j, 4, T)
+                ct.store(y, index=(j,), tile=a + part(y, j, 8, T))
+
+        @ct.kernel
+        def other(x, T: ct.Constant[int]):
+            for j in range(3):
+                ct.store(x, index=(j,), tile=ct.zeros((T,), dtype=ct.float32))
+
+        def cfg(trips):
+            return Config(twice, [array(ct.float32, 1), array(ct.float32, 1), 128],
+                          problem=Problem(grid=1, trips=trips))
+
+        CONFIGS = {"all": cfg({"j": 2}), "nth": cfg({"j#2": 5}), "own": cfg({"twice.j": 2}),
+                   "calls": cfg({"part.j@1": 4, "part.j@2": 8}), "bad_call": cfg({"part.j@3": 1}),
+                   "bad_key": cfg({"j#x": 1}), "kernel_call": cfg({"twice.j@1": 1})}
+        """)
+    module = load_kernel_module(tmp_path / "k.py")
+
+    def trips(name):
+        dump_config(module, name, tmp_path / name, "13.4")
+        record = json.loads((tmp_path / name / f"{name}.tileirbc.json").read_text())
+        if "problem_error" in record:
+            return record["problem_error"]["message"]
+        return [(t["loop"], t["lines"], [c["line"] for c in t.get("calls", [])])
+                for t in record["problem"]["trips"]]
+
+    assert trips("all") == [("j", [12, 6], [])]  # not other's loop at line 18
+    assert trips("nth") == [("j#2", [6], [])]
+    assert trips("own") == [("twice.j", [12], [])]
+    assert trips("calls") == [("part.j@1", [6], [13]), ("part.j@2", [6], [14])]
+    assert trips("bad_call").endswith("trips key 'part.j@3': part is called 2 time(s) in the "
+                                      "kernel twice and the functions it calls")
+    assert "is not [FUNCTION.]VAR[#N][@CALL]" in trips("bad_key")
+    assert "@CALL names a call site of a helper" in trips("kernel_call")
+
+
+# A library that tunes its launch with cuTile's exhaustive_search, launches two
+# kernels, and whose backend package re-exports what its ops import.
+TUNED_LIBRARY = {
+    "tunelib/__init__.py": "import torch\nraise ImportError('the whole library')\n",
+    "tunelib/backend/__init__.py": "from .registry import register\n",
+    "tunelib/backend/registry.py": "def register(name):\n    return lambda f: f\n",
+    "tunelib/ops.py": """\
+        import cuda.tile as ct
+        import torch
+        from cuda.tile.tune import exhaustive_search
+        from types import SimpleNamespace
+        from tunelib.backend import register
+
+
+        @ct.kernel
+        def copy(x, y, TILE: ct.Constant[int]):
+            ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)))
+
+
+        @ct.kernel
+        def fill(xs, TILE: ct.Constant[int]):
+            ct.store(xs[0], index=(ct.bid(0),), tile=ct.zeros((TILE,), dtype=ct.float32))
+
+
+        @register("copy")
+        def tuned_copy(x, y):
+            space = [SimpleNamespace(TILE=t) for t in (128, 256, 512)]
+            n = x.shape[0]
+            best = exhaustive_search(space, "stream", lambda c: (n // c.TILE,), copy,
+                                     lambda c: (x, y, c.TILE)).best.config
+            ct.launch("stream", (n // best.TILE,), copy, (x, y, best.TILE))
+            ct.launch("stream", (1,), fill, ([y, y], 128))
+        """,
+}
+
+
+@pytest.fixture
+def tuned_library(tmp_path, forget):
+    for name, text in TUNED_LIBRARY.items():
+        write(tmp_path / name, text)
+    sys.path.insert(0, str(tmp_path))
+    yield tmp_path
+    sys.path.remove(str(tmp_path))
+
+
+def launcher(torch):
+    import tunelib.ops
+    x = torch.empty(4096, dtype=torch.float32)
+    tunelib.ops.tuned_copy(x, torch.empty_like(x))
+
+
+def test_the_tuner_takes_the_configuration_tune_accepts(tuned_library):
+    with library_imports(["torch"], ["tunelib"]):
+        import tunelib.ops
+    imports = (("torch",), ("tunelib",))
+    picked = capture_launch(launcher, arch("sm_90"), imports, kernel=tunelib.ops.copy,
+                            tune=lambda c: c.TILE == 256)
+    assert picked.grid == (16, 1, 1) and picked.constants == {"TILE": 256}
+    with pytest.raises(LaunchError, match="tunes over 3 configuration"):
+        capture_launch(launcher, arch("sm_90"), imports)
+    with pytest.raises(LaunchError, match="accepts none of the 3 configuration"):
+        capture_launch(launcher, arch("sm_90"), imports, tune=lambda c: False)
+
+
+def test_the_last_launch_counts_and_a_list_of_arrays_is_a_list_constraint(tuned_library):
+    with library_imports(["torch"], ["tunelib"]):
+        import tunelib.ops  # noqa: F401 - the backend package's __init__ ran for `register`
+    assert "tunelib.backend.registry" in sys.modules
+    last = capture_launch(launcher, arch("sm_120"), (("torch",), ("tunelib",)), tune=lambda c: True)
+    assert last.kernel._pyfunc.__name__ == "fill"
+    params = last.params()
+    assert type(params[0]).__name__ == "ListConstraint" and params[1] == 128
+    assert last.arrays()[1] == 4096 * 4  # the list's one allocation, once
+
+
+def test_a_launch_that_fails_is_its_configurations_own_located_error(tuned_library, tmp_path):
+    gate = write(tmp_path / "gate.py", """\
+        from tileperf_dump import Config
+
+
+        def broken(torch):
+            import tunelib.ops
+            tunelib.ops.tuned_copy(torch.cumsum(torch.empty(4096), 0), None)
+
+
+        CONFIGS = {"broken": Config(launch=broken, tune=lambda c: True)}
+        """)
+    module = load_kernel_module(gate, ["torch"], ["tunelib"])
+    dump_config(module, "broken", tmp_path / "out", "13.4", ["sm_90"])
+    record = json.loads((tmp_path / "out" / "broken.tileirbc.json").read_text())
+    error = record["archs"]["sm_90"]["problem_error"]
+    assert (error["file"], error["line"]) == (str(gate), 6)
+    assert error["message"].startswith("CONFIGS['broken'].launch for sm_90: StandInError: "
+                                       "torch.cumsum() needs real data")
+    assert not (tmp_path / "out" / "broken.tileirbc").exists()

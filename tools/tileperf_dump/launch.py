@@ -1,0 +1,244 @@
+"""A launch taken from a library's own host code, without a GPU.
+
+:func:`capture_launch` calls a function (the configuration's ``launch``) with
+the stand-in for torch (:mod:`tileperf_dump.standin`) of one architecture:
+its SM count and compute capability. That function builds stand-in tensors
+and calls the library's launcher as an application would; while it runs,
+``ct.launch`` records what it was asked to launch (the grid, the kernel
+with its hints, the arguments) instead of launching, and the library's
+modules, imported with placeholders for torch, see the stand-in wherever
+they name ``torch`` at run time. The configuration's kernel, parameters
+and grid are then the launcher's own: a launcher that doubles its grid or
+picks other tile sizes is followed with no arithmetic copied out of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import cuda.tile as ct
+from cuda.tile.compilation import ListConstraint, ScalarConstraint
+
+from tileperf_dump.placeholders import library_imports, stand_in
+from tileperf_dump.standin import DType, StandInTorch, Tensor, launch_arrays
+
+INT32_MAX = 2**31 - 1
+
+
+class LaunchError(RuntimeError):
+    """The host code made no launch, or one the gate cannot describe."""
+
+
+@dataclass(frozen=True)
+class Arch:
+    """An architecture as a problem or a launch sees it: the SM count and the
+    compute capability of the GPU the launch model stands for on it."""
+    name: str
+    sms: int
+    capability: tuple[int, int]
+    part: str = ""
+
+
+def _arch_rows() -> dict[str, dict]:
+    return json.loads((Path(__file__).with_name("archs.json")).read_text())["archs"]
+
+
+def _number(name: str) -> int:
+    digits = "".join(c for c in name.removeprefix("sm_") if c.isdigit())
+    return int(digits) if digits else 0
+
+
+def arch(name: str) -> Arch:
+    """The architecture ``name`` (``sm_90``): its row of ``archs.json``, or the
+    row of the highest architecture below it, as the launch model takes it."""
+    rows = _arch_rows()
+    below = [a for a in rows if _number(a) <= _number(name)] or [min(rows, key=_number)]
+    row = rows[max(below, key=_number)]
+    return Arch(name, row["sms"], tuple(row["capability"]), row.get("part", ""))
+
+
+def kernel_hints(kernel) -> dict[str, Any]:
+    """The compiler hints a ``ct.kernel`` carries (``occupancy``, ``num_ctas``,
+    ...), by name: those of the decorator, replaced by ``replace_hints``."""
+    options = kernel._compiler_options
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+
+
+def parameter_names(kernel) -> list[str]:
+    return list(kernel._annotated_function.pysig.parameters)
+
+
+def constant_parameters(kernel) -> list[str]:
+    """The names of a kernel's ``ct.Constant`` parameters."""
+    nodes = kernel._annotated_function.parameter_annotations
+    return [n for n, node in zip(parameter_names(kernel), nodes) if getattr(node, "constant", False)]
+
+
+@dataclass(frozen=True)
+class CapturedLaunch:
+    """What one ``ct.launch`` of the host code asked for: the grid (padded to
+    three dimensions, as ``ct.launch`` pads it), the kernel and the arguments
+    in parameter order, for the architecture it ran for."""
+    arch: Arch
+    grid: tuple[int, ...]
+    kernel: Any
+    args: tuple
+
+    @property
+    def constants(self) -> dict[str, Any]:
+        """The values of the kernel's ``ct.Constant`` parameters, by name."""
+        names = set(constant_parameters(self.kernel))
+        return {n: v for n, v in zip(parameter_names(self.kernel), self.args) if n in names}
+
+    @property
+    def hints(self) -> dict[str, Any]:
+        return kernel_hints(self.kernel)
+
+    @property
+    def blocks(self) -> int:
+        out = 1
+        for g in self.grid:
+            out *= g
+        return out
+
+    def arrays(self) -> tuple[list[dict], int]:
+        return launch_arrays(self.args)
+
+    def params(self) -> list[Any]:
+        """One constraint per parameter, as ``ct.launch`` would compile them."""
+        constants = set(constant_parameters(self.kernel))
+        return [_constraint(name, value, name in constants)
+                for name, value in zip(parameter_names(self.kernel), self.args)]
+
+
+def _ct_dtype(dtype: DType):
+    found = getattr(ct, dtype.name, None)
+    if found is None:
+        raise LaunchError(f"the stand-in dtype torch.{dtype.name} has no cuTile dtype")
+    return found
+
+
+def _constraint(name: str, value, constant: bool):
+    from tileperf_dump import array  # the one description of an array's assumptions
+    if isinstance(value, Tensor):
+        if constant:
+            raise LaunchError(f"parameter {name} is a ct.Constant, but the launch passes a tensor")
+        return array(_ct_dtype(value.dtype), like=value.shape, strides=value.stride())
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Tensor) for v in value):
+        elements = {repr(_constraint(name, v, False)): _constraint(name, v, False) for v in value}
+        if len(elements) > 1:
+            raise LaunchError(f"parameter {name}: the launch passes a list of arrays that differ in "
+                              f"dtype, rank or divisibility, which one constraint cannot describe")
+        return ListConstraint(next(iter(elements.values())), alias_groups=(), elements_may_alias=False)
+    if isinstance(value, DType):
+        return _ct_dtype(value)
+    if constant:
+        return value
+    if isinstance(value, bool):
+        return ScalarConstraint(ct.bool_)
+    if isinstance(value, int):
+        return ScalarConstraint(ct.int32 if -INT32_MAX - 1 <= value <= INT32_MAX else ct.int64)
+    if isinstance(value, float):
+        return ScalarConstraint(ct.float32)
+    raise LaunchError(f"parameter {name}: the launch passes {type(value).__name__} {value!r}, "
+                      f"which the gate cannot describe")
+
+
+def _grid(grid) -> tuple[int, ...]:
+    dims = (grid,) if isinstance(grid, int) else tuple(grid)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and d >= 1 for d in dims):
+        raise LaunchError(f"ct.launch was given the grid {grid!r}: 1 to 3 positive integers")
+    return dims + (1,) * (3 - len(dims))
+
+
+def _recording_launches(into: list):
+    """``ct.launch`` records (grid, kernel, args) into ``into`` instead of
+    launching, also where a module bound it by name (``from cuda.tile
+    import launch``)."""
+    def launch(stream, grid, kernel, kernel_args, /, **options):
+        into.append((_grid(grid), kernel, tuple(kernel_args)))
+
+    return _rebound(ct.launch, launch, [(ct, "launch")])
+
+
+def _chosen(space: Sequence, tune: Callable | None, target: Arch):
+    """The configuration of a tuning search space that ``tune`` accepts."""
+    space = list(space)
+    if tune is None:
+        raise LaunchError(f"the launch tunes over {len(space)} configuration(s) for {target.name}: "
+                          f"give the Config tune=, a function that accepts the one to take "
+                          f"(the first is {space[0]!r})" if space else "an empty search space")
+    for config in space:
+        if tune(config):
+            return config
+    raise LaunchError(f"tune= accepts none of the {len(space)} configuration(s) the launch tunes "
+                      f"over for {target.name}: {', '.join(map(repr, space[:4]))}"
+                      f"{', ...' if len(space) > 4 else ''}")
+
+
+@contextlib.contextmanager
+def _choosing_tunes(tune: Callable | None, target: Arch) -> Iterator[None]:
+    """``cuda.tile.tune.exhaustive_search`` measures nothing: it answers that
+    the configuration ``tune`` accepts was the fastest (also where a module
+    bound it by name), so that the host code launches it."""
+    from cuda.tile import tune as tuning
+
+    real = tuning.exhaustive_search
+
+    def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, **options):
+        best = tuning.Measurement(config=_chosen(search_space, tune, target), mean_us=1.0,
+                                  num_samples=1, error_margin_us=0.0)
+        return tuning.TuningResult(best=best, successes=[best], failures=[])
+
+    with _rebound(real, exhaustive_search, [(tuning, "exhaustive_search")]):
+        yield
+
+
+@contextlib.contextmanager
+def _rebound(real, replacement, owners: list) -> Iterator[None]:
+    """``replacement`` wherever a module binds ``real`` (and in ``owners``)."""
+    bound = [(m, k) for m in list(sys.modules.values())
+             for k, v in list(getattr(m, "__dict__", {}).items()) if v is real] + owners
+    for m, k in bound:
+        setattr(m, k, replacement)
+    try:
+        yield
+    finally:
+        for m, k in bound:
+            setattr(m, k, real)
+
+
+def capture_launch(launch: Callable[[Any], Any], target: Arch, imports=((), ()),
+                   kernel=None, tune: Callable | None = None) -> CapturedLaunch:
+    """Runs ``launch(torch)`` with the stand-in for torch of ``target`` and
+    returns the ``ct.launch`` it made: the last one (tuning probes come
+    first), or the last of ``kernel`` when it is given (the host code
+    launches several kernels). Where the host code tunes with cuTile's
+    ``exhaustive_search``, the configuration ``tune`` accepts is the one
+    found fastest. ``imports`` are the placeholders and bare packages the
+    kernel file was imported with (``module.__tileperf_imports__``)."""
+    torch = StandInTorch(multiprocessors=target.sms, capability=target.capability)
+    made: list = []
+    placeholders, bare = imports
+    with library_imports(placeholders, bare), stand_in("torch", torch), \
+            _recording_launches(made), _choosing_tunes(tune, target):
+        launch(torch)
+    if kernel is not None:
+        pyfunc = getattr(kernel, "_pyfunc", kernel)
+        made = [m for m in made if getattr(m[1], "_pyfunc", None) is pyfunc]
+    if not made:
+        which = f" of {getattr(kernel, '__name__', kernel)}" if kernel is not None else ""
+        raise LaunchError(f"the launch function made no ct.launch{which} for {target.name}")
+    grid, k, args = made[-1]
+    if not hasattr(k, "_annotated_function"):
+        raise LaunchError(f"ct.launch was given {k!r}, not a ct.kernel")
+    if len(args) != len(parameter_names(k)):
+        raise LaunchError(f"ct.launch of {k._pyfunc.__name__} was given {len(args)} arguments for "
+                          f"{len(parameter_names(k))} parameters")
+    return CapturedLaunch(target, grid, k, args)
