@@ -1,0 +1,20 @@
+# What the tests of every feature folder share (included by tests/CMakeLists.txt).
+cmake_path(GET CMAKE_CURRENT_LIST_DIR PARENT_PATH TILEPERF_TESTS_DIR)
+# cmake -P ExpectRun.cmake: a command's exit code and output (see its header).
+set(TILEPERF_EXPECT_RUN "${CMAKE_CURRENT_LIST_DIR}/ExpectRun.cmake")
+# The folder the self-tests work in (the edits' copies of kernels and their
+# results, the command-line tests' files).
+set(TILEPERF_SELFTEST_DIR "${CMAKE_BINARY_DIR}/tileperf-selftest")
+# The captured tool output the command-line tests read, and their work folder.
+set(_fixtures "${TILEPERF_TESTS_DIR}/fixtures/13.4.92")
+set(_cli_work "${TILEPERF_SELFTEST_DIR}/cli")
+# Metrics files of the gelu test: a baseline, and its regressed and improved versions.
+set(_metrics "${TILEPERF_TESTS_DIR}/compare")
+
+# tileperf_cli_test(<name> <exit> <output-regex> <tileperf args...>)
+function(tileperf_cli_test name exit regex)
+  add_test(NAME "cli.${name}"
+    COMMAND "${CMAKE_COMMAND}" "-DEXPECT_EXIT=${exit}" "-DEXPECT_OUTPUT=${regex}"
+      -P "${TILEPERF_EXPECT_RUN}" -- $<TARGET_FILE:tileperf> ${ARGN})
+  set_tests_properties("cli.${name}" PROPERTIES LABELS "selftest;cli")
+endfunction()
