@@ -11,6 +11,14 @@ set(_cli_work "${TILEPERF_SELFTEST_DIR}/cli")
 # Metrics files of the gelu test: a baseline, and its regressed and improved versions.
 set(_metrics "${TILEPERF_TESTS_DIR}/compare")
 
+# update_golden regenerates every expected output the tests compare with
+# (each folder adds its own update_golden_<set> to it); review the diff, then
+# commit. Captured tool output is regenerated apart (update_golden_fixtures).
+add_custom_target(update_golden)
+if(TARGET update_docs)
+  add_dependencies(update_golden update_docs)
+endif()
+
 # tileperf_cli_test(<name> <exit> <output-regex> <tileperf args...>)
 function(tileperf_cli_test name exit regex)
   add_test(NAME "cli.${name}"
