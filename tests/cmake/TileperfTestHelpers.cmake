@@ -19,6 +19,29 @@ if(TARGET update_docs)
   add_dependencies(update_golden update_docs)
 endif()
 
+# tileperf_script_steps(<prefix> <script> <label> <timeout> <step>...): a test
+# <prefix>.<step> per step, each running `<script> <step>` with this build
+# (TILEPERF_BUILD), the source (TILEPERF_SOURCE), the Python (TILEPERF_PYTHON)
+# and WORK=<the self-test folder>/<name> in its environment, one at a time
+# (RESOURCE_LOCK tileperf.<name>); the first step sets up the fixture
+# tileperf.<name> that the others require. <name> is the prefix's last part.
+function(tileperf_script_steps prefix script label timeout first)
+  string(REGEX REPLACE ".*[.]" "" name "${prefix}")
+  foreach(step IN ITEMS ${first} ${ARGN})
+    add_test(NAME ${prefix}.${step}
+      COMMAND "${CMAKE_COMMAND}" -E env "TILEPERF_BUILD=${PROJECT_BINARY_DIR}"
+        "TILEPERF_SOURCE=${PROJECT_SOURCE_DIR}" "TILEPERF_PYTHON=${TILEPERF_PYTHON}"
+        "WORK=${TILEPERF_SELFTEST_DIR}/${name}" "${script}" ${step})
+    set_tests_properties(${prefix}.${step} PROPERTIES
+      LABELS "selftest;${label}" RESOURCE_LOCK tileperf.${name} TIMEOUT ${timeout})
+    if(step STREQUAL first)
+      set_tests_properties(${prefix}.${step} PROPERTIES FIXTURES_SETUP tileperf.${name})
+    else()
+      set_tests_properties(${prefix}.${step} PROPERTIES FIXTURES_REQUIRED tileperf.${name})
+    endif()
+  endforeach()
+endfunction()
+
 # tileperf_cli_test(<name> <exit> <output-regex> <tileperf args...>)
 function(tileperf_cli_test name exit regex)
   add_test(NAME "cli.${name}"
