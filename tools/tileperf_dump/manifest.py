@@ -14,13 +14,13 @@ each ``--bare-package`` (a library's package) is imported without running its
 """
 
 import argparse
-import json
 import re
 import sys
 import sysconfig
 from pathlib import Path
 
-from tileperf_dump import _write_atomic, load_kernel_module
+from tileperf_dump.files import write_json
+from tileperf_dump.loading import load_kernel_module
 from tileperf_dump.placeholders import (PlaceholderError, covered, derives_from_placeholder,
                                         describe, is_placeholder)
 
@@ -103,7 +103,7 @@ def main(argv: list[str]) -> int:
         return 2
     out.parent.mkdir(parents=True, exist_ok=True)
     record = {"source": str(source.resolve()), "configs": list(module.CONFIGS)}
-    _write_atomic(out, (json.dumps(record, indent=2) + "\n").encode())
+    write_json(out, record, indent=2)
     return 0
 
 

@@ -43,7 +43,7 @@ def pytest_generate_tests(metafunc):
         return
     names = [n for n in metafunc.config.getoption("--tileperf-configs").split(",") if n]
     if not names:
-        from tileperf_dump import load_kernel_module
+        from tileperf_dump.loading import load_kernel_module
         module = load_kernel_module(metafunc.config.getoption("--tileperf-source"),
                                     placeholders(metafunc.config), bare(metafunc.config))
         names = sorted(module.CONFIGS)
