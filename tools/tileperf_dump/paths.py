@@ -104,7 +104,7 @@ def _kind_of(root: str, holds: str, suffix: str) -> str | None:
     return next((k for k, (r, s, h) in KINDS.items() if (r, s, h) == (root, suffix, holds)), None)
 
 
-def _parse_name(root: str, name: str) -> tuple[str, str | None, str | None] | None:
+def parse_name(root: str, name: str) -> tuple[str, str | None, str | None] | None:
     """(kind, config, arch) of a file name in a kernel's folder, or None."""
     kind = _kind_of(root, "kernel", name)
     if kind:
@@ -126,7 +126,7 @@ def parse(root: str, path: str | PurePosixPath) -> WorkPath:
     parts = PurePosixPath(path).parts
     if root not in ROOTS or len(parts) != 2 or not NAME_RE.fullmatch(parts[0]):
         raise PathError(f"{path}: not <kernel>/<file> of the {root} folder")
-    found = _parse_name(root, parts[1])
+    found = parse_name(root, parts[1])
     if found is None:
         raise PathError(f"{path}: names no file of the {root} folder")
     return WorkPath(root, found[0], parts[0], *found[1:])
@@ -142,4 +142,4 @@ def dump_outputs(folder: str | Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir()
-                  if (_parse_name("work", p.name) or ("",))[0] in DUMP_OUTPUTS)
+                  if (parse_name("work", p.name) or ("",))[0] in DUMP_OUTPUTS)
