@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tileperf_dump.config import Config
-from tileperf_dump.paths import NAME_RE
+from tileperf_dump.paths import NAME_PATTERN, NAME_RE
 from tileperf_dump.placeholders import library_imports
 
 def _module_name(path: Path) -> tuple[str, Path | None]:
@@ -76,7 +76,7 @@ def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = 
         raise ValueError(f"{source}: defines no CONFIGS dict of configurations")
     for key, value in configs.items():
         if not isinstance(key, str) or not NAME_RE.fullmatch(key):
-            raise ValueError(f"{source}: configuration name {key!r} must match [A-Za-z0-9_]+")
+            raise ValueError(f"{source}: configuration name {key!r} must match {NAME_PATTERN}")
         if not isinstance(value, Config):
             raise TypeError(f"{source}: CONFIGS[{key!r}] is not a tileperf_dump.Config")
     return module

@@ -19,9 +19,9 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-NAME_PATTERN = "[A-Za-z0-9_]+"
+from tileperf_dump.defaults import ARCH_PATTERN, NAME_PATTERN
+
 NAME_RE = re.compile(NAME_PATTERN)
-ARCH_PATTERN = "sm_[0-9]+[a-z]?"
 ARCH_RE = re.compile(ARCH_PATTERN)
 
 ROOTS = ("work", "baselines")
@@ -30,6 +30,7 @@ ROOTS = ("work", "baselines")
 KINDS: dict[str, tuple[str, str, str]] = {
     "configs": ("work", "configs.json", "kernel"),
     "dump_stamp": ("work", "dump.stamp.json", "kernel"),
+    "registration": ("work", "registration.cmake", "kernel"),
     "bytecode": ("work", "tileirbc", "config"),
     "dump_record": ("work", "tileirbc.json", "config"),
     "arch_bytecode": ("work", "tileirbc", "arch"),

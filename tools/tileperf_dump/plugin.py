@@ -1,6 +1,8 @@
 """pytest plugin of the dump step: options naming the kernel file, the
 configurations to export and where to put them (load with -p tileperf_dump.plugin)."""
 
+from tileperf_dump.defaults import BYTECODE_VERSION
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("tileperf", "tileperf dump step")
@@ -8,7 +10,7 @@ def pytest_addoption(parser):
     group.addoption("--tileperf-configs", default="",
                     help="comma-separated configuration names (default: all in CONFIGS)")
     group.addoption("--tileperf-out", help="folder for <config>.tileirbc files")
-    group.addoption("--tileperf-bytecode-version", default="13.4",
+    group.addoption("--tileperf-bytecode-version", default=BYTECODE_VERSION,
                     help="TileIR bytecode version to write (always explicit: cuTile "
                          "otherwise probes tileiras)")
     group.addoption("--tileperf-placeholders", default="",
