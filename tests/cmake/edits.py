@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tileperf_dump import paths
 from tileperf_dump.files import write_atomic, write_json
-from tileperf_dump.cmake import cmake_set, dump_args
+from tileperf_dump.cmake import cmake_checks, cmake_set, dump_args
 
 # folder option: the kind of its edits, and what their `expect:` must be
 FOLDERS = {"mutants": "mutant", "noops": "noop", "validation": "validation"}
@@ -104,9 +104,7 @@ def cmake_text(edits: list[dict], regs: list[dict], expectations: Path, record: 
                           "WORK", r["work"], "STAMP", r["dump"]["stamp"])
         text += cmake_set(f"tileperf_edit_{e['name']}_dump_args", *r["dump"]["pytest_args"])
         text += cmake_set(f"tileperf_edit_{e['name']}_checks", *(c["test"] for c in r["checks"]))
-        for c in r["checks"]:
-            text += cmake_set(f"tileperf_check_{c['test']}", "CONFIG", c["config"], "ARCH", c["arch"],
-                              "BYTECODE", c["bytecode"], "BASELINE", c["baseline"])
+        text += cmake_checks("tileperf_check_", r["checks"])
     return text
 
 

@@ -23,6 +23,13 @@ def cmake_set(name: str, *values) -> str:
     return f"set({' '.join([name, *map(cmake_quoted, values)])})\n"
 
 
+def cmake_checks(prefix: str, checks: list[dict]) -> str:
+    """``<prefix><test>`` set to the CONFIG, ARCH, BYTECODE and BASELINE of
+    each check, as the registrations parse them."""
+    return "".join(cmake_set(prefix + c["test"], "CONFIG", c["config"], "ARCH", c["arch"],
+                             "BYTECODE", c["bytecode"], "BASELINE", c["baseline"]) for c in checks)
+
+
 def dump_args(source, out_dir, bytecode_version: str, configs=(), placeholders=(), bare=(),
               archs=()) -> list[str]:
     """The pytest arguments of the dump step that exports ``configs`` (all

@@ -26,7 +26,7 @@ import sysconfig
 from pathlib import Path
 
 from tileperf_dump import paths
-from tileperf_dump.cmake import cmake_set, dump_args
+from tileperf_dump.cmake import cmake_checks, cmake_set, dump_args
 from tileperf_dump.defaults import BYTECODE_VERSION
 from tileperf_dump.files import write_atomic, write_json
 from tileperf_dump.loading import load_kernel_module
@@ -137,10 +137,7 @@ def cmake_text(record: dict, manifest: Path) -> str:
             + cmake_set("tileperf_dump_stamp", dump["stamp"])
             + cmake_set("tileperf_dump_args", *dump["pytest_args"])
             + cmake_set("tileperf_tests", *(t["test"] for t in record["tests"])))
-    for t in record["tests"]:
-        text += cmake_set(f"tileperf_test_{t['test']}", "CONFIG", t["config"], "ARCH", t["arch"],
-                           "BYTECODE", t["bytecode"], "BASELINE", t["baseline"])
-    return text
+    return text + cmake_checks("tileperf_test_", record["tests"])
 
 
 def _arguments(argv: list[str]):
