@@ -13,7 +13,8 @@
 #   TILEPERF_BASELINE_DIR     baselines, one folder per kernel [<top source>/baselines]
 #   TILEPERF_CHECKS_DIR       policy files [<top source>/checks if it holds a
 #                             default.json, else tileperf's own defaults]
-#   TILEPERF_BYTECODE_VERSION TileIR bytecode version of the dump step [13.4]
+#   TILEPERF_BYTECODE_VERSION TileIR bytecode version of the dump step [13.4, from
+#                             tileperf_dump/defaults.json]
 #   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [120]
 #   TILEPERF_CACHE_DIR        result cache of the perf tests, shared by builds or CI
 #                             jobs when they point at one folder; off: none
@@ -45,11 +46,22 @@ if(EXISTS "${CMAKE_SOURCE_DIR}/checks/default.json")
 else()
   set(_tileperf_checks "${TILEPERF_DEFAULT_CHECKS_DIR}")
 endif()
+# The defaults and rules the Python package shares (tileperf_dump/defaults.json):
+# _TILEPERF_NAME_PATTERN, _TILEPERF_ARCH_PATTERN, _TILEPERF_BYTECODE_VERSION and
+# TILEPERF_SKIP_EXIT_CODE, the exit code of a test that could not run.
+file(READ "${TILEPERF_PYTHON_DIR}/tileperf_dump/defaults.json" _tileperf_defaults)
+foreach(_tileperf_key IN ITEMS name_pattern arch_pattern bytecode_version skip_exit_code)
+  string(TOUPPER "_TILEPERF_${_tileperf_key}" _tileperf_var)
+  string(JSON _tileperf_value GET "${_tileperf_defaults}" ${_tileperf_key})
+  set(${_tileperf_var} "${_tileperf_value}" CACHE INTERNAL "")
+endforeach()
+set(TILEPERF_SKIP_EXIT_CODE "${_TILEPERF_SKIP_EXIT_CODE}" CACHE INTERNAL "")
 set(TILEPERF_BASELINE_DIR "${CMAKE_SOURCE_DIR}/baselines" CACHE PATH "tileperf baselines")
 set(TILEPERF_CHECKS_DIR "${_tileperf_checks}" CACHE PATH "tileperf policy files")
 set(TILEPERF_ARCHS "sm_120;sm_100;sm_90" CACHE STRING
   "Architectures each kernel configuration is checked for")
-set(TILEPERF_BYTECODE_VERSION "13.4" CACHE STRING "TileIR bytecode version the dump step writes")
+set(TILEPERF_BYTECODE_VERSION "${_TILEPERF_BYTECODE_VERSION}" CACHE STRING
+  "TileIR bytecode version the dump step writes")
 set(TILEPERF_TOOL_TIMEOUT "120" CACHE STRING "Seconds before tileiras or cuobjdump counts as hung")
 set(TILEPERF_CACHE_DIR "${CMAKE_BINARY_DIR}/tileperf/cache" CACHE STRING
   "Result cache of the perf tests (a shared folder for several builds or CI jobs; off: none)")
@@ -78,10 +90,10 @@ if(_TILEPERF_MISSING)
     "the perf tests will be reported as not run. tools/run check installs everything.")
 endif()
 
-# _tileperf_check_name(<what> <value>): stop unless value matches [A-Za-z0-9_]+.
+# _tileperf_check_name(<what> <value>): stop unless value follows the name rule.
 function(_tileperf_check_name what value)
-  if(NOT value MATCHES "^[A-Za-z0-9_]+$")
-    message(FATAL_ERROR "tileperf: ${what} name '${value}' must match [A-Za-z0-9_]+")
+  if(NOT value MATCHES "^${_TILEPERF_NAME_PATTERN}$")
+    message(FATAL_ERROR "tileperf: ${what} name '${value}' must match ${_TILEPERF_NAME_PATTERN}")
   endif()
 endfunction()
 
@@ -149,42 +161,60 @@ function(_tileperf_not_run_command out kernel config arch work)
   set(${out} ${command} PARENT_SCOPE)
 endfunction()
 
-# _tileperf_pythonpath(<out-var> <dir>...): PYTHONPATH of the dump driver's
-#   Python: tileperf_dump's folder, then the given folders.
-function(_tileperf_pythonpath out)
+# _tileperf_python(<var> <dir>...): the command that runs the dump step's
+#   Python with tileperf_dump's folder, then the given folders, on PYTHONPATH.
+function(_tileperf_python out)
   string(JOIN ":" path "${TILEPERF_PYTHON_DIR}" ${ARGN})
-  set(${out} "${path}" PARENT_SCOPE)
+  set(${out} "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${path}" "${TILEPERF_PYTHON}"
+    PARENT_SCOPE)
 endfunction()
 
-# _tileperf_json_string(<out-var> <value>): <value> as a JSON string.
-function(_tileperf_json_string out value)
-  string(REPLACE "\\" "\\\\" value "${value}")
-  string(REPLACE "\"" "\\\"" value "${value}")
-  string(REPLACE "\n" "\\n" value "${value}")
-  string(REPLACE "\t" "\\t" value "${value}")
-  set(${out} "\"${value}\"" PARENT_SCOPE)
+# _tileperf_write_batches(): writes the batch lists from the records the
+#   registrations listed (python -m tileperf_dump.batches), once, when the
+#   project's configure is done (deferred by _tileperf_defer_batches).
+function(_tileperf_write_batches)
+  get_property(ids GLOBAL PROPERTY TILEPERF_DUMP_BATCH_IDS)
+  set(args "")
+  foreach(id IN LISTS ids)
+    get_property(records GLOBAL PROPERTY TILEPERF_DUMP_BATCH_RECORDS_${id})
+    list(APPEND args --dump "${TILEPERF_WORK_DIR}/dump-batch.${id}.json" ${records})
+  endforeach()
+  get_property(records GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_RECORDS)
+  if(records)
+    list(APPEND args --compile "${TILEPERF_WORK_DIR}/compile-batch.json" ${records})
+  endif()
+  _tileperf_python(python)
+  execute_process(COMMAND ${python} -m tileperf_dump.batches ${args}
+    RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tileperf: cannot write the batch lists:\n${err}")
+  endif()
 endfunction()
 
-# _tileperf_write_dump_batch(<id> <file>): writes the batch list of <id>,
-#   once, when the project's configure is done (deferred by _tileperf_batch_dump).
-function(_tileperf_write_dump_batch id file)
-  get_property(entries GLOBAL PROPERTY TILEPERF_DUMP_BATCH_${id})
-  list(JOIN entries ",\n" entries)
-  file(WRITE "${file}" "{\n  \"format\": \"tileperf-dump-batch/1\",\n  \"entries\": [\n${entries}\n  ]\n}\n")
+# _tileperf_defer_batches(): has _tileperf_write_batches run at the end of
+#   the project's configure (once).
+function(_tileperf_defer_batches)
+  get_property(deferred GLOBAL PROPERTY TILEPERF_BATCHES_DEFERRED)
+  if(NOT deferred)
+    set_property(GLOBAL PROPERTY TILEPERF_BATCHES_DEFERRED TRUE)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _tileperf_write_batches)
+  endif()
 endfunction()
 
-# _tileperf_batch_dump(<group> <test> <stamp> <pythonpath> <requires> <pytest-arg>...)
+# _tileperf_batch_dump(<group> <test> <pythonpath-list> <requires> <record>)
 #   Adds a dump test's export to the batch of its group and PYTHONPATH: the
 #   test dump.batch.<group> (dump.batch.<group>.2, ... for further PYTHONPATHs)
 #   exports, in one Python that imports pytest and cuTile once, every kernel
 #   file of the batch whose stamp is not current, before the dump tests run
 #   (they then find their stamps current). Its list is
-#   ${TILEPERF_WORK_DIR}/dump-batch.<group>.<n>.json. Sets <test>'s batch
-#   fixture in the caller's scope variable _tileperf_batch_fixture ("" when
-#   the export stays the test's own: a prerequisite the batch test, added in
+#   ${TILEPERF_WORK_DIR}/dump-batch.<group>.<n>.json, made of the
+#   `dump_batch` entries of each added <record>. Sets <test>'s batch fixture
+#   in the caller's scope variable _tileperf_batch_fixture ("" when the
+#   export stays the test's own: a prerequisite the batch test, added in
 #   another folder, cannot be given).
-function(_tileperf_batch_dump group test stamp pythonpath requires)
+function(_tileperf_batch_dump group test folders requires record)
   set(_tileperf_batch_fixture "" PARENT_SCOPE)
+  string(JOIN ":" pythonpath "${TILEPERF_PYTHON_DIR}" ${folders})
   get_property(paths GLOBAL PROPERTY TILEPERF_DUMP_BATCH_PATHS_${group})
   list(FIND paths "${pythonpath}" index)
   if(index EQUAL -1)
@@ -201,16 +231,14 @@ function(_tileperf_batch_dump group test stamp pythonpath requires)
   if(dir AND requires AND NOT dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
     return()
   endif()
-  set(file "${TILEPERF_WORK_DIR}/dump-batch.${id}.json")
   if(NOT dir)
     set_property(GLOBAL PROPERTY TILEPERF_DUMP_BATCH_DIR_${id} "${CMAKE_CURRENT_SOURCE_DIR}")
-    # A deferred call's arguments are expanded when it runs: pass the values.
-    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [==[${CMAKE_SOURCE_DIR}]==]
-      CALL _tileperf_write_dump_batch [==[${id}]==] [==[${file}]==])")
+    set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_IDS "${id}")
+    _tileperf_defer_batches()
+    _tileperf_python(python ${folders})
     add_test(NAME "${name}"
-      COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
-        "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${file}"
-        --run-file "${TILEPERF_WORK_DIR}/run.json")
+      COMMAND ${python} "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py"
+        --batch "${TILEPERF_WORK_DIR}/dump-batch.${id}.json" --run-file "${TILEPERF_WORK_DIR}/run.json")
     set(labels selftest dump)
     if(group STREQUAL "kernels")
       set(labels perf dump)
@@ -222,131 +250,72 @@ function(_tileperf_batch_dump group test stamp pythonpath requires)
   if(requires)
     set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "${requires}")
   endif()
-  set(args "")
-  foreach(arg IN LISTS ARGN)
-    _tileperf_json_string(arg "${arg}")
-    list(APPEND args "${arg}")
-  endforeach()
-  list(JOIN args ", " args)
-  _tileperf_json_string(test_json "${test}")
-  _tileperf_json_string(stamp_json "${stamp}")
-  set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_${id}
-    "    {\"test\": ${test_json}, \"stamp\": ${stamp_json}, \"pytest_args\": [${args}]}")
+  get_property(records GLOBAL PROPERTY TILEPERF_DUMP_BATCH_RECORDS_${id})
+  if(NOT record IN_LIST records)
+    set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_RECORDS_${id} "${record}")
+  endif()
   set(_tileperf_batch_fixture "tileperf.dump.batch.${id}" PARENT_SCOPE)
 endfunction()
 
-# _tileperf_add_dump(NAME <test> SOURCE <py> OUT_DIR <dir> FIXTURE <fixture>
-#                    [CONFIGS <cfg>...] LABELS <label>... [REQUIRES <fixture>]
-#                    [PYTHONPATH <dir>...] [PLACEHOLDER_MODULES <module>...]
-#                    [BARE_PACKAGES <package>...] [ARCHS <arch>...] [BATCH <group>])
-#   A test that exports the configurations of SOURCE (every one of its CONFIGS
-#   unless CONFIGS names some) to <OUT_DIR>/<cfg>.tileirbc through pytest,
-#   unless <OUT_DIR>/dump.stamp.json shows that nothing deciding the bytecode
-#   changed (see tools/tileperf_dump/run_dump.py). It sets up FIXTURE for the
-#   tests that compile the bytecode. The export is done ahead by the batch of
-#   <group> (default: kernels), see _tileperf_batch_dump.
+# _tileperf_add_dump(NAME <test> STAMP <file> FIXTURE <fixture> RECORD <file>
+#                    LABELS <label>... [REQUIRES <fixture>] [PYTHONPATH <dir>...]
+#                    [BATCH <group>] ARGS <pytest-arg>...)
+#   A test that exports a kernel file's configurations through pytest with
+#   the ARGS the registration made (tileperf_dump.manifest), unless STAMP
+#   shows that nothing deciding the bytecode changed (see
+#   tools/tileperf_dump/run_dump.py). It sets up FIXTURE for the tests that
+#   compile the bytecode. The export is done ahead by the batch of <group>
+#   (default: kernels), whose entry is in RECORD; see _tileperf_batch_dump.
 function(_tileperf_add_dump)
-  _tileperf_parse(_tileperf_add_dump "" "NAME;SOURCE;OUT_DIR;FIXTURE;REQUIRES;BATCH"
-    "CONFIGS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES;BARE_PACKAGES;ARCHS" "NAME;SOURCE;OUT_DIR;FIXTURE" ${ARGN})
+  _tileperf_parse(_tileperf_add_dump "" "NAME;STAMP;FIXTURE;RECORD;REQUIRES;BATCH"
+    "LABELS;PYTHONPATH;ARGS" "NAME;STAMP;FIXTURE;RECORD;ARGS" ${ARGN})
   if(NOT arg_BATCH)
     set(arg_BATCH kernels)
   endif()
-  list(JOIN arg_CONFIGS "," configs)
-  set(placeholders "")
-  if(arg_PLACEHOLDER_MODULES)
-    list(JOIN arg_PLACEHOLDER_MODULES "," placeholders)
-    set(placeholders "--tileperf-placeholders=${placeholders}")
-  endif()
-  if(arg_BARE_PACKAGES)
-    list(JOIN arg_BARE_PACKAGES "," bare)
-    list(APPEND placeholders "--tileperf-bare-packages=${bare}")
-  endif()
-  if(arg_ARCHS)
-    list(JOIN arg_ARCHS "," archs)
-    list(APPEND placeholders "--tileperf-archs=${archs}")
-  endif()
-  _tileperf_pythonpath(pythonpath ${arg_PYTHONPATH})
-  set(pytest_args
-    -q -p no:cacheprovider -p tileperf_dump.plugin --rootdir "${TILEPERF_PYTHON_DIR}/tileperf_dump"
-    "${TILEPERF_PYTHON_DIR}/tileperf_dump/dump_driver.py"
-    "--tileperf-source=${arg_SOURCE}" "--tileperf-configs=${configs}"
-    "--tileperf-out=${arg_OUT_DIR}" "--tileperf-bytecode-version=${TILEPERF_BYTECODE_VERSION}"
-    ${placeholders})
-  set(stamp "${arg_OUT_DIR}/dump.stamp.json")
+  _tileperf_python(python ${arg_PYTHONPATH})
   # Done at once when the run's dump batch found the stamp current (no
   # Python start), else the export.
   add_test(NAME "${arg_NAME}"
-    COMMAND "$<TARGET_FILE:tileperf::tileperf>" dump --stamp "${stamp}"
+    COMMAND "$<TARGET_FILE:tileperf::tileperf>" dump --stamp "${arg_STAMP}"
       --run-file "${TILEPERF_WORK_DIR}/run.json" --
-      "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${pythonpath}"
-      "${TILEPERF_PYTHON}" "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py"
-      --stamp "${stamp}" -- ${pytest_args})
-  _tileperf_batch_dump("${arg_BATCH}" "${arg_NAME}" "${stamp}" "${pythonpath}" "${arg_REQUIRES}"
-    ${pytest_args})
+      ${python} "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --stamp "${arg_STAMP}" -- ${arg_ARGS})
+  _tileperf_batch_dump("${arg_BATCH}" "${arg_NAME}" "${arg_PYTHONPATH}" "${arg_REQUIRES}" "${arg_RECORD}")
   set(required ${arg_REQUIRES} ${_tileperf_batch_fixture} tileperf.run)
   set_tests_properties("${arg_NAME}" PROPERTIES
-    FIXTURES_SETUP "${arg_FIXTURE}" LABELS "${arg_LABELS}" TIMEOUT 600)
-  if(required)
-    set_tests_properties("${arg_NAME}" PROPERTIES FIXTURES_REQUIRED "${required}")
-  endif()
+    FIXTURES_SETUP "${arg_FIXTURE}" LABELS "${arg_LABELS}" TIMEOUT 600 FIXTURES_REQUIRED "${required}")
 endfunction()
 
-# _tileperf_write_compile_batch(<file>): writes the compile batch list,
-#   once, when the project's configure is done (deferred by _tileperf_batch_compile).
-function(_tileperf_write_compile_batch file)
-  get_property(entries GLOBAL PROPERTY TILEPERF_COMPILE_BATCH)
-  list(JOIN entries ",\n" entries)
-  file(WRITE "${file}" "{\n  \"format\": \"tileperf-compile-batch/1\",\n  \"entries\": [\n${entries}\n  ]\n}\n")
-endfunction()
-
-# _tileperf_batch_compile(<test> <kernel> <arch> <bytecode>)
-#   Adds a perf test to the compile batch: the test compile.batch compiles,
-#   ahead of the checks, every configuration of the list the result cache
-#   lacks (tileiras in parallel, one nvdisasm per architecture) and puts the
-#   tool output into the cache, where the checks find it. It is a fixture of
-#   every perf test, and compiles only for the tests the ctest that runs it
-#   selected (`ctest -R`, `-L sm_90`, one shard `-I k,,N`; see
-#   tools/src/ctest_selection.h). Kernels registered in
-#   another folder than the first stay out of the batch (a prerequisite of a
-#   test in another folder cannot be given), as with the dump batch. Sets the
-#   caller's _tileperf_compile_fixture to the batch's fixture, or "".
-function(_tileperf_batch_compile test kernel arch bytecode)
-  set(_tileperf_compile_fixture "" PARENT_SCOPE)
-  if(TILEPERF_CACHE_DIR STREQUAL "off")
-    return()
-  endif()
+# _tileperf_batch_compile(<fixture-var> <kernel> <record>)
+#   Adds a kernel's perf tests (the `compile_batch` entries of its record) to
+#   the compile batch: the test compile.batch compiles, ahead of the checks,
+#   every configuration of the list the result cache lacks (tileiras in
+#   parallel, one nvdisasm per architecture) and puts the tool output into
+#   the cache, where the checks find it. It is a fixture of every perf test,
+#   and compiles only for the tests the ctest that runs it selected (`ctest
+#   -R`, `-L sm_90`, one shard `-I k,,N`; see tools/src/ctest_selection.h).
+#   Kernels registered in another folder than the first stay out of the
+#   batch (a prerequisite of a test in another folder cannot be given), as
+#   with the dump batch. Sets <fixture-var> to the batch's fixture, or "".
+function(_tileperf_batch_compile out kernel record)
+  set(${out} "" PARENT_SCOPE)
   get_property(dir GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_DIR)
-  if(dir AND NOT dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+  if(TILEPERF_CACHE_DIR STREQUAL "off" OR (dir AND NOT dir STREQUAL CMAKE_CURRENT_SOURCE_DIR))
     return()
   endif()
-  set(file "${TILEPERF_WORK_DIR}/compile-batch.json")
   if(NOT dir)
     set_property(GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [==[${CMAKE_SOURCE_DIR}]==]
-      CALL _tileperf_write_compile_batch [==[${file}]==])")
-  endif()
-  set(name "compile.batch")
-  if(NOT TEST "${name}")
+    _tileperf_defer_batches()
     cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-    add_test(NAME "${name}"
-      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${file}" --build-dir "${CMAKE_BINARY_DIR}"
-        --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
-        --timeout "${TILEPERF_TOOL_TIMEOUT}")
-    get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
-    set_tests_properties("${name}" PROPERTIES LABELS "perf" TIMEOUT 3600 PROCESSORS "${cores}"
-      FIXTURES_SETUP tileperf.compile FIXTURES_REQUIRED "tileperf.toolchain;tileperf.run" DEPENDS "${after}")
+    add_test(NAME compile.batch
+      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${TILEPERF_WORK_DIR}/compile-batch.json"
+        --build-dir "${CMAKE_BINARY_DIR}" --toolchain "${TILEPERF_WORK_DIR}/toolchain.json"
+        --cache-dir "${TILEPERF_CACHE_DIR}" --timeout "${TILEPERF_TOOL_TIMEOUT}")
+    set_tests_properties(compile.batch PROPERTIES LABELS "perf" TIMEOUT 3600 PROCESSORS "${cores}"
+      FIXTURES_SETUP tileperf.compile FIXTURES_REQUIRED "tileperf.toolchain;tileperf.run")
   endif()
-  get_property(required TEST "${name}" PROPERTY FIXTURES_REQUIRED)
-  if(NOT "tileperf.dump.${kernel}" IN_LIST required)
-    set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "tileperf.dump.${kernel}")
-  endif()
-  foreach(field IN ITEMS test arch bytecode)
-    _tileperf_json_string(${field}_json "${${field}}")
-  endforeach()
-  _tileperf_json_string(dump_json "${bytecode}.json")
-  set_property(GLOBAL APPEND PROPERTY TILEPERF_COMPILE_BATCH
-    "    {\"test\": ${test_json}, \"arch\": ${arch_json}, \"bytecode\": ${bytecode_json}, \"dump_info\": ${dump_json}}")
-  set(_tileperf_compile_fixture tileperf.compile PARENT_SCOPE)
+  set_property(TEST compile.batch APPEND PROPERTY FIXTURES_REQUIRED "tileperf.dump.${kernel}")
+  set_property(GLOBAL APPEND PROPERTY TILEPERF_COMPILE_BATCH_RECORDS "${record}")
+  set(${out} tileperf.compile PARENT_SCOPE)
 endfunction()
 
 # _tileperf_check_command(<out-var> KERNEL <k> CONFIG <c> ARCH <a> BYTECODE <file>
@@ -407,47 +376,126 @@ function(_tileperf_add_run_start)
   set_tests_properties(run.start PROPERTIES FIXTURES_SETUP tileperf.run LABELS perf TIMEOUT 60)
 endfunction()
 
-# _tileperf_list_configs(<out-var> <source> <manifest> <pythonpath-list> <placeholder-list>
-#                        <bare-package-list>)
-#   The configuration names of a kernel file's CONFIGS, listed by the dump
-#   driver's Python into <manifest>, with the dump step's PYTHONPATH,
-#   placeholder modules and bare packages. Stops configure when the file
-#   cannot be loaded.
-#   Without cuTile it sets "configs_unknown": one test per architecture then
-#   says why nothing could be measured.
-function(_tileperf_list_configs out source manifest pythonpath placeholders bare)
-  if("CudaTile" IN_LIST _TILEPERF_MISSING)
-    set(${out} configs_unknown PARENT_SCOPE)
-    return()
+# _tileperf_manifest(<kernel> <source> <baseline-dir> <archs> <pythonpath>
+#                    <placeholders> <bare-packages>)
+#   What the perf tests of a kernel file are, made by the dump step's Python
+#   (python -m tileperf_dump.manifest, which imports the file with the
+#   PYTHONPATH, placeholder modules and bare packages of the dump step):
+#   sets tileperf_configs, tileperf_summary (the docstring's first sentence),
+#   tileperf_work_dir, tileperf_manifest (its record), tileperf_dump_stamp,
+#   tileperf_dump_args and tileperf_tests, and per test tileperf_test_<test>
+#   (CONFIG, ARCH, BYTECODE, BASELINE) in the caller's scope. Stops
+#   configure when the file cannot be loaded. Without cuTile the
+#   configuration is "configs_unknown": one test per architecture then says
+#   why nothing could be measured.
+macro(_tileperf_manifest kernel source baseline archs pythonpath placeholders bare)
+  if("CudaTile" IN_LIST _TILEPERF_MISSING)  # no Python to ask: the names are made here
+    set(tileperf_work_dir "${TILEPERF_WORK_DIR}/${kernel}")
+    set(tileperf_configs configs_unknown)
+    set(tileperf_summary "")
+    set(tileperf_tests "")
+    foreach(_tileperf_arch IN ITEMS ${archs})
+      list(APPEND tileperf_tests "perf.${kernel}.configs_unknown.${_tileperf_arch}")
+      set("tileperf_test_perf.${kernel}.configs_unknown.${_tileperf_arch}"
+        CONFIG configs_unknown ARCH "${_tileperf_arch}")
+    endforeach()
+  else()
+    _tileperf_run_manifest(_tileperf_registration "${kernel}" "${source}" "${baseline}"
+      "${archs}" "${pythonpath}" "${placeholders}" "${bare}")
+    include("${_tileperf_registration}")
   endif()
-  _tileperf_pythonpath(path ${pythonpath})
-  set(placeholder_args "")
+endmacro()
+
+# _tileperf_run_manifest(<out-var> <kernel> <source> <baseline-dir> <archs>
+#                        <pythonpath> <placeholders> <bare-packages>)
+#   Runs the manifest step; <out-var>: the registration file it wrote.
+function(_tileperf_run_manifest out kernel source baseline archs pythonpath placeholders bare)
+  _tileperf_python(python ${pythonpath})
+  set(args --kernel "${kernel}" --work-dir "${TILEPERF_WORK_DIR}" --baseline-dir "${baseline}"
+    --bytecode-version "${TILEPERF_BYTECODE_VERSION}")
+  list(JOIN archs "," archs)
+  list(APPEND args "--archs=${archs}")
   foreach(module IN LISTS placeholders)
-    list(APPEND placeholder_args --placeholder "${module}")
+    list(APPEND args --placeholder "${module}")
   endforeach()
   foreach(package IN LISTS bare)
-    list(APPEND placeholder_args --bare-package "${package}")
+    list(APPEND args --bare-package "${package}")
   endforeach()
-  execute_process(
-    COMMAND "${CMAKE_COMMAND}" -E env --unset=CUDA_HOME "PYTHONPATH=${path}"
-      "${TILEPERF_PYTHON}" -m tileperf_dump.manifest ${placeholder_args} "${source}" "${manifest}"
-    RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  execute_process(COMMAND ${python} -m tileperf_dump.manifest ${args} "${source}"
+    RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE registration OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "tileperf_add_kernel_tests: cannot list the configurations of ${source}:\n${err}")
   endif()
-  file(READ "${manifest}" json)
-  string(JSON n LENGTH "${json}" configs)
-  if(n EQUAL 0)
-    message(FATAL_ERROR "tileperf_add_kernel_tests: ${source} defines no configuration")
+  set(${out} "${registration}" PARENT_SCOPE)
+endfunction()
+
+# _tileperf_default(<var> <value>...): sets <var> unless it is defined.
+macro(_tileperf_default var)
+  if(NOT DEFINED ${var})
+    set(${var} ${ARGN})
   endif()
-  set(configs "")
-  math(EXPR last "${n} - 1")
-  foreach(i RANGE ${last})
-    string(JSON config GET "${json}" configs ${i})
-    _tileperf_check_name(configuration "${config}")
-    list(APPEND configs "${config}")
+endmacro()
+
+# _tileperf_kernel_arguments(): checks the arguments of tileperf_add_kernel_tests
+#   (arg_*) and fills in their defaults; sets kernel, source and pythonpath
+#   (absolute folders).
+macro(_tileperf_kernel_arguments)
+  if(DEFINED arg_CONFIGS OR "CONFIGS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "tileperf_add_kernel_tests: CONFIGS is not an argument: every "
+      "configuration of the kernel file's CONFIGS is tested (the file is their one list)")
+  endif()
+  set(kernel "${arg_KERNEL}")
+  _tileperf_check_name(kernel "${kernel}")
+  _tileperf_default(arg_ARCHS ${TILEPERF_ARCHS})
+  _tileperf_default(arg_SOURCE "${kernel}.py")
+  _tileperf_default(arg_BASELINE_DIR "${TILEPERF_BASELINE_DIR}/${kernel}")
+  _tileperf_default(arg_CHECKS_DIR "${TILEPERF_CHECKS_DIR}")
+  foreach(arch IN LISTS arg_ARCHS)
+    if(NOT arch MATCHES "^${_TILEPERF_ARCH_PATTERN}$")
+      message(FATAL_ERROR "tileperf_add_kernel_tests: architecture '${arch}' must look like sm_120")
+    endif()
   endforeach()
-  set(${out} "${configs}" PARENT_SCOPE)
+  _tileperf_check_unique("architecture" ${arg_ARCHS})
+  get_property(_tileperf_kernels GLOBAL PROPERTY TILEPERF_KERNELS)
+  if(kernel IN_LIST _tileperf_kernels)
+    message(FATAL_ERROR "tileperf_add_kernel_tests: kernel '${kernel}' is registered twice")
+  endif()
+  get_filename_component(source "${arg_SOURCE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${source}")
+    message(FATAL_ERROR "tileperf_add_kernel_tests: SOURCE '${source}' does not exist")
+  endif()
+  set(pythonpath "")
+  foreach(dir IN LISTS arg_PYTHONPATH)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT IS_DIRECTORY "${dir}")
+      message(FATAL_ERROR "tileperf_add_kernel_tests: PYTHONPATH folder '${dir}' does not exist")
+    endif()
+    list(APPEND pythonpath "${dir}")
+  endforeach()
+  foreach(kind IN ITEMS PLACEHOLDER_MODULES BARE_PACKAGES)
+    foreach(module IN LISTS arg_${kind})
+      if(NOT module MATCHES "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$")
+        message(FATAL_ERROR "tileperf_add_kernel_tests: ${kind} entry '${module}' is not "
+          "a module name (like torch or mylib._C)")
+      endif()
+    endforeach()
+  endforeach()
+endmacro()
+
+# _tileperf_check_options(<out-var>): the EXTRA options of every check, from the settings.
+function(_tileperf_check_options out)
+  set(extra "")
+  foreach(setting IN ITEMS STRICT REQUIRE_RUN MEASUREMENTS)
+    if(TILEPERF_${setting})
+      string(TOLOWER "--${setting}" option)
+      string(REPLACE "_" "-" option "${option}")
+      list(APPEND extra "${option}")
+    endif()
+  endforeach()
+  if(extra)
+    set(extra EXTRA ${extra})
+  endif()
+  set(${out} ${extra} PARENT_SCOPE)
 endfunction()
 
 # tileperf_add_kernel_tests
@@ -493,122 +541,49 @@ function(tileperf_add_kernel_tests)
   _tileperf_parse(tileperf_add_kernel_tests ""
     "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES;BARE_PACKAGES"
     "KERNEL" ${ARGN})
-  if(DEFINED arg_CONFIGS OR "CONFIGS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
-    message(FATAL_ERROR "tileperf_add_kernel_tests: CONFIGS is not an argument: every "
-      "configuration of the kernel file's CONFIGS is tested (the file is their one list)")
-  endif()
-  set(kernel "${arg_KERNEL}")
-  _tileperf_check_name(kernel "${kernel}")
-
-  if(NOT DEFINED arg_ARCHS)
-    set(arg_ARCHS ${TILEPERF_ARCHS})
-  endif()
-  foreach(arch IN LISTS arg_ARCHS)
-    if(NOT arch MATCHES "^sm_[0-9]+[a-z]?$")
-      message(FATAL_ERROR "tileperf_add_kernel_tests: architecture '${arch}' must look like sm_120")
-    endif()
-  endforeach()
-  _tileperf_check_unique("architecture" ${arg_ARCHS})
-
-  get_property(kernels GLOBAL PROPERTY TILEPERF_KERNELS)
-  if(kernel IN_LIST kernels)
-    message(FATAL_ERROR "tileperf_add_kernel_tests: kernel '${kernel}' is registered twice")
-  endif()
+  _tileperf_kernel_arguments()
   set_property(GLOBAL APPEND PROPERTY TILEPERF_KERNELS "${kernel}")
-
-  if(NOT DEFINED arg_SOURCE)
-    set(arg_SOURCE "${kernel}.py")
-  endif()
-  get_filename_component(source "${arg_SOURCE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  if(NOT EXISTS "${source}")
-    message(FATAL_ERROR "tileperf_add_kernel_tests: SOURCE '${source}' does not exist")
-  endif()
   # Its docstring feeds tileperf_write_kernel_table.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
-  if(NOT DEFINED arg_BASELINE_DIR)
-    set(arg_BASELINE_DIR "${TILEPERF_BASELINE_DIR}/${kernel}")
-  endif()
-  if(NOT DEFINED arg_CHECKS_DIR)
-    set(arg_CHECKS_DIR "${TILEPERF_CHECKS_DIR}")
-  endif()
-  set(pythonpath "")
-  foreach(dir IN LISTS arg_PYTHONPATH)
-    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    if(NOT IS_DIRECTORY "${dir}")
-      message(FATAL_ERROR "tileperf_add_kernel_tests: PYTHONPATH folder '${dir}' does not exist")
-    endif()
-    list(APPEND pythonpath "${dir}")
-  endforeach()
-  foreach(kind IN ITEMS PLACEHOLDER_MODULES BARE_PACKAGES)
-    foreach(module IN LISTS arg_${kind})
-      if(NOT module MATCHES "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$")
-        message(FATAL_ERROR "tileperf_add_kernel_tests: ${kind} entry '${module}' is not "
-          "a module name (like torch or mylib._C)")
-      endif()
-    endforeach()
-  endforeach()
-  set(work "${TILEPERF_WORK_DIR}/${kernel}")
-  _tileperf_list_configs(configs "${source}" "${work}/configs.json" "${pythonpath}"
+  _tileperf_manifest("${kernel}" "${source}" "${arg_BASELINE_DIR}" "${arg_ARCHS}" "${pythonpath}"
     "${arg_PLACEHOLDER_MODULES}" "${arg_BARE_PACKAGES}")
-  set_property(GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${kernel} "${source}")
-  set_property(GLOBAL PROPERTY TILEPERF_KERNEL_CONFIGS_${kernel} "${configs}")
+  foreach(fact IN ITEMS CONFIGS SUMMARY)
+    string(TOLOWER "${fact}" var)
+    set_property(GLOBAL PROPERTY TILEPERF_KERNEL_${fact}_${kernel} "${tileperf_${var}}")
+  endforeach()
   set_property(GLOBAL PROPERTY TILEPERF_KERNEL_ARCHS_${kernel} "${arg_ARCHS}")
+  set_property(GLOBAL PROPERTY TILEPERF_KERNEL_TESTS_${kernel} "${tileperf_tests}")
+  set_property(GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${kernel} "${source}")
 
-  set(fixture "tileperf.dump.${kernel}")
   _tileperf_add_toolchain_probe()
   _tileperf_add_run_start()
+  set(compile_fixture "")
   if(NOT _TILEPERF_MISSING)
-    set(python_args "")
     if(pythonpath)
-      list(APPEND python_args PYTHONPATH ${pythonpath})
+      set(pythonpath PYTHONPATH ${pythonpath})
     endif()
-    if(arg_PLACEHOLDER_MODULES)
-      list(APPEND python_args PLACEHOLDER_MODULES ${arg_PLACEHOLDER_MODULES})
-    endif()
-    if(arg_BARE_PACKAGES)
-      list(APPEND python_args BARE_PACKAGES ${arg_BARE_PACKAGES})
-    endif()
-    _tileperf_add_dump(NAME "dump.${kernel}" SOURCE "${source}" OUT_DIR "${work}"
-      FIXTURE "${fixture}" LABELS perf dump "${kernel}" ${arg_LABELS} ${python_args}
-      ARCHS ${arg_ARCHS})
+    _tileperf_add_dump(NAME "dump.${kernel}" STAMP "${tileperf_dump_stamp}"
+      FIXTURE "tileperf.dump.${kernel}" RECORD "${tileperf_manifest}"
+      LABELS perf dump "${kernel}" ${arg_LABELS} ${pythonpath} ARGS ${tileperf_dump_args})
   endif()
-  foreach(config IN LISTS configs)
-    foreach(arch IN LISTS arg_ARCHS)
-      set(test "perf.${kernel}.${config}.${arch}")
-      if(_TILEPERF_MISSING)
-        _tileperf_not_run_command(command "${kernel}" "${config}" "${arch}" "${work}")
-      else()
-        set(extra "")
-        if(TILEPERF_STRICT)
-          list(APPEND extra --strict)
-        endif()
-        if(TILEPERF_REQUIRE_RUN)
-          list(APPEND extra --require-run)
-        endif()
-        if(TILEPERF_MEASUREMENTS)
-          list(APPEND extra --measurements)
-        endif()
-        if(extra)
-          set(extra EXTRA ${extra})
-        endif()
-        _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${config}" ARCH "${arch}"
-          BYTECODE "${work}/${config}.tileirbc" WORK_DIR "${work}"
-          BASELINE "${arg_BASELINE_DIR}/${config}.${arch}.json" CHECKS_DIR "${arg_CHECKS_DIR}"
-          ${extra})
-      endif()
-      add_test(NAME "${test}" COMMAND ${command})
-      set(_tileperf_compile_fixture "")
-      if(NOT _TILEPERF_MISSING)
-        _tileperf_batch_compile("${test}" "${kernel}" "${arch}" "${work}/${config}.tileirbc")
-      endif()
-      # Tests that run first when selected with it (tileperf's own tests).
-      get_property(after GLOBAL PROPERTY TILEPERF_PERF_TESTS_AFTER)
-      set_tests_properties("${test}" PROPERTIES DEPENDS "${after}"
-        LABELS "perf;${arch};${kernel};${arg_LABELS}"
-        SKIP_RETURN_CODE 77
-        FIXTURES_REQUIRED "${fixture};tileperf.toolchain;tileperf.run;${_tileperf_compile_fixture}"
-        TIMEOUT 900)
-    endforeach()
+  _tileperf_check_options(extra)
+  list(GET tileperf_tests 0 first)
+  foreach(test IN LISTS tileperf_tests)
+    cmake_parse_arguments(t "" "CONFIG;ARCH;BYTECODE;BASELINE" "" ${tileperf_test_${test}})
+    if(_TILEPERF_MISSING)
+      _tileperf_not_run_command(command "${kernel}" "${t_CONFIG}" "${t_ARCH}" "${tileperf_work_dir}")
+    else()
+      _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${t_CONFIG}" ARCH "${t_ARCH}"
+        BYTECODE "${t_BYTECODE}" WORK_DIR "${tileperf_work_dir}" BASELINE "${t_BASELINE}"
+        CHECKS_DIR "${arg_CHECKS_DIR}" ${extra})
+    endif()
+    add_test(NAME "${test}" COMMAND ${command})
+    if(NOT _TILEPERF_MISSING AND test STREQUAL first)  # numbered after the first perf test
+      _tileperf_batch_compile(compile_fixture "${kernel}" "${tileperf_manifest}")
+    endif()
+    set_tests_properties("${test}" PROPERTIES LABELS "perf;${t_ARCH};${kernel};${arg_LABELS}"
+      SKIP_RETURN_CODE "${TILEPERF_SKIP_EXIT_CODE}" TIMEOUT 900 FIXTURES_REQUIRED
+      "tileperf.dump.${kernel};tileperf.toolchain;tileperf.run;${compile_fixture}")
   endforeach()
   tileperf_add_update_target()
 endfunction()
@@ -658,16 +633,7 @@ function(tileperf_write_kernel_table file)
     get_property(source GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${kernel})
     get_property(config_list GLOBAL PROPERTY TILEPERF_KERNEL_CONFIGS_${kernel})
     get_property(arch_list GLOBAL PROPERTY TILEPERF_KERNEL_ARCHS_${kernel})
-    # The docstring's first sentence (or first paragraph), on one line.
-    file(READ "${source}" source_text)
-    set(doc "")
-    if(source_text MATCHES "^[ \t\r\n]*\"\"\"([^\"]*)")
-      set(doc "${CMAKE_MATCH_1}")
-    endif()
-    string(REGEX REPLACE "\n[ \t]*\n.*$" "" doc "${doc}")
-    string(REGEX REPLACE "[ \t\r\n]+" " " doc "${doc}")
-    string(REGEX REPLACE "^([^.]*\\.) .*$" "\\1" doc "${doc}")
-    string(STRIP "${doc}" doc)
+    get_property(doc GLOBAL PROPERTY TILEPERF_KERNEL_SUMMARY_${kernel})
     string(REPLACE "|" "\\|" doc "${doc}")
     list(LENGTH config_list nc)
     list(LENGTH arch_list na)

@@ -27,124 +27,71 @@
 #   archs: <arch>...      the architectures to check it on (default: all); a
 #                         tuning change is judged by the launch model, which
 #                         only sm_90's GPU has calibrated
+# The headers are read by edits.py beside this file, which hands over every
+# fact ready-made (edits.cmake in the self-test folder); this file registers.
 include_guard(GLOBAL)
 
 set(_TILEPERF_APPLY_PATCH "${CMAKE_CURRENT_LIST_DIR}/ApplyPatch.cmake")
-# What each edit expects, read by `tileperf check --edit` and `tileperf edit-report`.
-set(_TILEPERF_EDITS_MANIFEST "${TILEPERF_SELFTEST_DIR}/edits.json")
+set(_TILEPERF_EDITS_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/edits.py")
 find_program(TILEPERF_PATCH patch REQUIRED)
 
-# _tileperf_patch_field(<out-var> <patch> <keyword>): the words after "<keyword>:".
-function(_tileperf_patch_field out patch keyword)
-  file(STRINGS "${patch}" line REGEX "^${keyword}:" LIMIT_COUNT 1)
-  string(REGEX REPLACE "^${keyword}:[ \t]*" "" value "${line}")
-  string(STRIP "${value}" value)
-  if(value STREQUAL "")
-    message(FATAL_ERROR "${patch}: the header has no '${keyword}:' line")
-  endif()
-  separate_arguments(value UNIX_COMMAND "${value}")
-  set(${out} "${value}" PARENT_SCOPE)
-endfunction()
-
-# _tileperf_patched_kernel(<kernel-var> <source-var> <patch>): the registered
-# kernel whose source file the patch edits.
-function(_tileperf_patched_kernel kernel_out source_out patch)
-  file(STRINGS "${patch}" target REGEX "^\\+\\+\\+ " LIMIT_COUNT 1)
-  string(REGEX REPLACE "^\\+\\+\\+ [^/]*/(.*[^ \t])[ \t]*.*$" "\\1" target "${target}")
-  get_filename_component(target_name "${target}" NAME)
-  get_property(kernels GLOBAL PROPERTY TILEPERF_KERNELS)
-  foreach(kernel IN LISTS kernels)
-    get_property(source GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${kernel})
-    get_filename_component(source_name "${source}" NAME)
-    if(source_name STREQUAL target_name)
-      set(${kernel_out} "${kernel}" PARENT_SCOPE)
-      set(${source_out} "${source}" PARENT_SCOPE)
-      return()
+# _tileperf_read_edits(<folder-args>...): runs edits.py on the patch folders
+#   (MUTANTS, NOOPS, VALIDATION) and includes what it wrote: tileperf_edits,
+#   tileperf_edits_manifest (what each edit expects), tileperf_edits_record
+#   (the dump batch's entries), and per edit tileperf_edit_<name>,
+#   tileperf_edit_<name>_dump_args, tileperf_edit_<name>_checks and per check
+#   tileperf_check_<test>.
+macro(_tileperf_read_edits)
+  set(_tileperf_args --selftest-dir "${TILEPERF_SELFTEST_DIR}" --baseline-dir "${TILEPERF_BASELINE_DIR}"
+    --bytecode-version "${TILEPERF_BYTECODE_VERSION}")
+  list(JOIN TILEPERF_ARCHS "," _tileperf_archs)
+  list(APPEND _tileperf_args "--archs=${_tileperf_archs}")
+  get_property(_tileperf_kernels GLOBAL PROPERTY TILEPERF_KERNELS)
+  foreach(_tileperf_kernel IN LISTS _tileperf_kernels)
+    get_property(_tileperf_source GLOBAL PROPERTY TILEPERF_KERNEL_SOURCE_${_tileperf_kernel})
+    list(APPEND _tileperf_args --kernel "${_tileperf_kernel}=${_tileperf_source}")
+  endforeach()
+  foreach(_tileperf_folder IN ITEMS MUTANTS NOOPS VALIDATION)
+    if(arg_${_tileperf_folder})
+      string(TOLOWER "--${_tileperf_folder}" _tileperf_option)
+      list(APPEND _tileperf_args "${_tileperf_option}" "${arg_${_tileperf_folder}}")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${arg_${_tileperf_folder}}")
     endif()
   endforeach()
-  message(FATAL_ERROR "${patch}: edits '${target}', which no registered kernel uses")
-endfunction()
-
-# _tileperf_add_edit_test(<patch>)
-#   Registers edit.<name>.apply and dump.edit.<name>, then per configuration
-#   and architecture mutant.<name>.<cfg>.<arch> or noop.<name>.<cfg>.<arch>,
-#   where <name> is the patch file's name without .patch.
-function(_tileperf_add_edit_test patch)
-  get_filename_component(name "${patch}" NAME_WE)
-  _tileperf_check_name("edit" "${name}")
-  _tileperf_patch_field(expect "${patch}" expect)
-  _tileperf_patch_field(configs "${patch}" config)
-  _tileperf_patched_kernel(kernel source "${patch}")
-  set(archs ${TILEPERF_ARCHS})
-  file(STRINGS "${patch}" archs_line REGEX "^archs:" LIMIT_COUNT 1)
-  if(archs_line)
-    _tileperf_patch_field(wanted "${patch}" archs)
-    set(archs "")
-    foreach(arch IN LISTS wanted)
-      if(arch IN_LIST TILEPERF_ARCHS)
-        list(APPEND archs "${arch}")
-      endif()
-    endforeach()
+  _tileperf_python(_tileperf_py)
+  execute_process(COMMAND ${_tileperf_py} "${_TILEPERF_EDITS_SCRIPT}" ${_tileperf_args}
+    RESULT_VARIABLE _tileperf_rc ERROR_VARIABLE _tileperf_err OUTPUT_VARIABLE _tileperf_registration
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT _tileperf_rc EQUAL 0)
+    message(FATAL_ERROR "tileperf: ${_tileperf_err}")
   endif()
+  include("${_tileperf_registration}")
+endmacro()
 
-  set(work "${TILEPERF_SELFTEST_DIR}/${name}")
-  get_filename_component(file_name "${source}" NAME)
+# _tileperf_add_edit_test(<name>)
+#   Registers edit.<name>.apply and dump.edit.<name>, then per configuration
+#   and architecture <kind>.<name>.<cfg>.<arch> (mutant, noop, validation).
+function(_tileperf_add_edit_test name)
+  cmake_parse_arguments(e "" "KIND;KERNEL;PATCH;SOURCE;COPY;WORK;STAMP" "" ${tileperf_edit_${name}})
   add_test(NAME "edit.${name}.apply"
-    COMMAND "${CMAKE_COMMAND}" "-DPATCH_PROGRAM=${TILEPERF_PATCH}" "-DSOURCE=${source}"
-      "-DPATCH=${patch}" "-DOUTPUT=${work}/${file_name}" -P "${_TILEPERF_APPLY_PATCH}")
+    COMMAND "${CMAKE_COMMAND}" "-DPATCH_PROGRAM=${TILEPERF_PATCH}" "-DSOURCE=${e_SOURCE}"
+      "-DPATCH=${e_PATCH}" "-DOUTPUT=${e_COPY}" -P "${_TILEPERF_APPLY_PATCH}")
   set_tests_properties("edit.${name}.apply" PROPERTIES
     FIXTURES_SETUP "tileperf.edit.${name}" LABELS "selftest;edit")
-  _tileperf_add_dump(NAME "dump.edit.${name}" SOURCE "${work}/${file_name}" OUT_DIR "${work}"
-    FIXTURE "tileperf.dump.edit.${name}" REQUIRES "tileperf.edit.${name}"
-    CONFIGS ${configs} LABELS selftest edit BATCH edits)
-
-  set(measured "")
-  if(expect STREQUAL "no;change")
-    set(kind noop)
-    set(expect "")
-  elseif(expect STREQUAL "measured")
-    set(kind validation)
-    _tileperf_patch_field(measured "${patch}" measured)
-    list(JOIN measured " " measured)
-    set(measured ", \"measured\": \"${measured}\"")
-    file(STRINGS "${patch}" miss_line REGEX "^miss:" LIMIT_COUNT 1)
-    if(miss_line)
-      string(REGEX REPLACE "^miss:[ \t]*" "" miss "${miss_line}")
-      string(REPLACE "\"" "'" miss "${miss}")
-      string(APPEND measured ", \"miss\": \"${miss}\"")
-    endif()
-  else()
-    set(kind mutant)
-  endif()
-  _tileperf_json_list(expect_json ${expect})
-  _tileperf_json_list(configs_json ${configs})
-  _tileperf_json_list(archs_json ${archs})
-  set_property(GLOBAL APPEND PROPERTY TILEPERF_EDITS
-    "{\"name\": \"${name}\", \"kind\": \"${kind}\", \"expect\": ${expect_json}, \"configs\": ${configs_json}, \"archs\": ${archs_json}${measured}}")
-  foreach(config IN LISTS configs)
-    foreach(arch IN LISTS archs)
-      set(test "${kind}.${name}.${config}.${arch}")
-      _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${config}" ARCH "${arch}"
-        BYTECODE "${work}/${config}.tileirbc" WORK_DIR "${work}"
-        BASELINE "${TILEPERF_BASELINE_DIR}/${kernel}/${config}.${arch}.json"
-        CHECKS_DIR "${TILEPERF_CHECKS_DIR}"
-        EXTRA --edit "${name}" --edit-manifest "${_TILEPERF_EDITS_MANIFEST}")
-      add_test(NAME "${test}" COMMAND ${command})
-      set_tests_properties("${test}" PROPERTIES
-        LABELS "selftest;${kind};${arch}" FIXTURES_REQUIRED "tileperf.dump.edit.${name};tileperf.toolchain")
-      set_property(GLOBAL APPEND PROPERTY TILEPERF_EDIT_TESTS "${test}")
-    endforeach()
+  _tileperf_add_dump(NAME "dump.edit.${name}" STAMP "${e_STAMP}" FIXTURE "tileperf.dump.edit.${name}"
+    RECORD "${tileperf_edits_record}" REQUIRES "tileperf.edit.${name}" LABELS selftest edit
+    BATCH edits ARGS ${tileperf_edit_${name}_dump_args})
+  foreach(test IN LISTS tileperf_edit_${name}_checks)
+    cmake_parse_arguments(t "" "CONFIG;ARCH;BYTECODE;BASELINE" "" ${tileperf_check_${test}})
+    _tileperf_check_command(command KERNEL "${e_KERNEL}" CONFIG "${t_CONFIG}" ARCH "${t_ARCH}"
+      BYTECODE "${t_BYTECODE}" WORK_DIR "${e_WORK}" BASELINE "${t_BASELINE}"
+      CHECKS_DIR "${TILEPERF_CHECKS_DIR}"
+      EXTRA --edit "${name}" --edit-manifest "${tileperf_edits_manifest}")
+    add_test(NAME "${test}" COMMAND ${command})
+    set_tests_properties("${test}" PROPERTIES LABELS "selftest;${e_KIND};${t_ARCH}"
+      FIXTURES_REQUIRED "tileperf.dump.edit.${name};tileperf.toolchain")
+    set_property(GLOBAL APPEND PROPERTY TILEPERF_EDIT_TESTS "${test}")
   endforeach()
-endfunction()
-
-# _tileperf_json_list(<out> <item>...): ["a", "b"] (items are [A-Za-z0-9_.]+).
-function(_tileperf_json_list out)
-  set(items "")
-  foreach(item IN LISTS ARGN)
-    list(APPEND items "\"${item}\"")
-  endforeach()
-  list(JOIN items ", " joined)
-  set(${out} "[${joined}]" PARENT_SCOPE)
 endfunction()
 
 # tileperf_add_edit_tests(MUTANTS <dir> NOOPS <dir> [VALIDATION <dir>])
@@ -155,53 +102,25 @@ endfunction()
 #   failed on the metrics they name, and of no-op checks that moved nothing.
 function(tileperf_add_edit_tests)
   _tileperf_parse(tileperf_add_edit_tests "" "MUTANTS;NOOPS;VALIDATION" "" "MUTANTS;NOOPS" ${ARGN})
-  file(GLOB mutants CONFIGURE_DEPENDS "${arg_MUTANTS}/*.patch")
-  file(GLOB noops CONFIGURE_DEPENDS "${arg_NOOPS}/*.patch")
-  set(validation "")
-  if(arg_VALIDATION)
-    file(GLOB validation CONFIGURE_DEPENDS "${arg_VALIDATION}/*.patch")
-  endif()
-  foreach(patch IN LISTS mutants)
-    _tileperf_patch_field(expect "${patch}" expect)
-    if(expect STREQUAL "no;change")
-      message(FATAL_ERROR "${patch}: a mutant must expect metrics, not 'no change'")
-    endif()
-    _tileperf_add_edit_test("${patch}")
+  _tileperf_read_edits()
+  foreach(name IN LISTS tileperf_edits)
+    _tileperf_add_edit_test("${name}")
   endforeach()
-  foreach(patch IN LISTS noops)
-    _tileperf_patch_field(expect "${patch}" expect)
-    if(NOT expect STREQUAL "no;change")
-      message(FATAL_ERROR "${patch}: a no-op edit must say 'expect: no change'")
-    endif()
-    _tileperf_add_edit_test("${patch}")
-  endforeach()
-  foreach(patch IN LISTS validation)
-    _tileperf_patch_field(expect "${patch}" expect)
-    if(NOT expect STREQUAL "measured")
-      message(FATAL_ERROR "${patch}: a validation edit must say 'expect: measured'")
-    endif()
-    _tileperf_add_edit_test("${patch}")
-  endforeach()
-  get_property(edits GLOBAL PROPERTY TILEPERF_EDITS)
-  list(JOIN edits ",\n  " edits_json)
-  file(CONFIGURE OUTPUT "${_TILEPERF_EDITS_MANIFEST}" CONTENT "[\n  ${edits_json}\n]\n" @ONLY)
   get_property(tests GLOBAL PROPERTY TILEPERF_EDIT_TESTS)
   list(JOIN TILEPERF_ARCHS "," archs)
   add_test(NAME mutants.catch_rate
-    COMMAND tileperf::tileperf edit-report --manifest "${_TILEPERF_EDITS_MANIFEST}"
+    COMMAND tileperf::tileperf edit-report --manifest "${tileperf_edits_manifest}"
       --work-dir "${TILEPERF_SELFTEST_DIR}" --archs "${archs}")
   set_tests_properties(mutants.catch_rate PROPERTIES
     LABELS "selftest;mutant;noop" DEPENDS "${tests}")
   # The same verdicts fail on a wrong expectation: gelu_exact_tanh's real
   # results, judged as if the patch expected spills.
-  set(wrong "${TILEPERF_SELFTEST_DIR}/edits-wrong-expectation.json")
-  file(CONFIGURE OUTPUT "${wrong}" CONTENT
-    "[{\"name\": \"gelu_exact_tanh\", \"kind\": \"mutant\", \"expect\": [\"local.bytes\"], \"configs\": [\"f16_1024\"]}]\n")
   add_test(NAME mutants.wrong_expectation_fails
     COMMAND "${CMAKE_COMMAND}" -DEXPECT_EXIT=3
       "-DEXPECT_OUTPUT=FAIL mutant gelu_exact_tanh \\(expect: local.bytes\\)\n      f16_1024.sm_120: escaped \\(local.bytes neither over its limit nor in a broken check; state regressed\\)"
       -P "${TILEPERF_EXPECT_RUN}" --
-      $<TARGET_FILE:tileperf> edit-report --manifest "${wrong}"
+      $<TARGET_FILE:tileperf> edit-report
+      --manifest "${TILEPERF_TESTS_DIR}/fixtures/edits-wrong-expectation.json"
       --work-dir "${TILEPERF_SELFTEST_DIR}" --archs "${archs}")
   set_tests_properties(mutants.wrong_expectation_fails PROPERTIES
     LABELS "selftest;mutant" DEPENDS "${tests}")

@@ -164,8 +164,9 @@ def test_the_manifest_names_the_line_and_the_placeholder_behind_an_import_error(
         """)
     kernel = write(tmp_path / "gate.py", "import ops\n")
     result = subprocess.run(
-        [sys.executable, "-m", "tileperf_dump.manifest", "--placeholder", "torch",
-         str(kernel), str(tmp_path / "out.json")],
+        [sys.executable, "-m", "tileperf_dump.manifest", "--placeholder", "torch", "--kernel", "gate",
+         "--work-dir", str(tmp_path / "work"), "--baseline-dir", str(tmp_path), "--archs", "sm_90",
+         str(kernel)],
         capture_output=True, text=True, env={"PYTHONPATH": f"{TOP / 'tools'}:{tmp_path / 'lib'}"})
     assert result.returncode == 2
     assert f"(raised at {tmp_path / 'lib' / 'ops.py'}:3); a placeholder is the likely cause: " \

@@ -161,22 +161,23 @@ def test_a_kernel_file_inside_a_package_is_imported_by_its_name(tmp_path, forget
     assert dump_config(module, "f16", tmp_path / "out", "13.4").stat().st_size > 0
 
 
-def manifest(*args):
-    return subprocess.run([sys.executable, "-m", "tileperf_dump.manifest", *map(str, args)],
+def manifest(*args, work="."):
+    where = ["--kernel", "k", "--work-dir", work, "--baseline-dir", ".", "--archs", "sm_90"]
+    return subprocess.run([sys.executable, "-m", "tileperf_dump.manifest", *where, *map(str, args)],
                           capture_output=True, text=True)
 
 
 def test_the_manifest_takes_placeholders_and_says_where_an_import_failed(tmp_path):
     source = library(tmp_path / "a")
-    result = manifest("--placeholder", "torch", source, tmp_path / "configs.json")
+    result = manifest("--placeholder", "torch", source, work=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert '"f16"' in (tmp_path / "configs.json").read_text()
-    result = manifest(source, tmp_path / "configs.json")
+    assert '"f16"' in (tmp_path / "k" / "configs.json").read_text()
+    result = manifest(source)
     assert result.returncode == 2
     assert f"No module named 'torch' (raised at {tmp_path / 'a' / 'lib' / '__init__.py'}:1)" \
         in result.stderr
     bad = write(tmp_path / "b" / "k.py", "import torch\n\nif torch.cuda.is_available():\n    pass\n")
-    result = manifest("--placeholder", "torch", bad, tmp_path / "configs.json")
+    result = manifest("--placeholder", "torch", bad)
     assert result.returncode == 2
     assert f"torch.cuda.is_available(...) (a placeholder: the module 'torch' is not installed " \
            f"here) cannot be used as a truth value (raised at {bad}:3)" in result.stderr

@@ -20,22 +20,24 @@ import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(TOP / "tools"))
+from tileperf_dump import paths  # noqa: E402
 
 
 def estimate(tileperf: str, metrics_path: Path) -> int | None:
-    """cost.time_ns from the files beside <prefix>.metrics.json (<prefix>.cubin,
+    """cost.time_ns from the files beside <config>.<arch>.metrics.json (its .cubin,
     .sass, .res-usage.txt, .remarks.yaml, .tileir) and the dump record."""
-    prefix = str(metrics_path)[: -len(".metrics.json")]
     folder = metrics_path.parent
-    config = metrics_path.name.split(".")[0]
-    arch = metrics_path.name.split(".")[1]
-    argv = [tileperf, "extract", "--cubin", prefix + ".cubin", "--sass", prefix + ".sass",
-            "--res-usage", prefix + ".res-usage.txt", "--remarks", prefix + ".remarks.yaml",
-            "--tileir", prefix + ".tileir", "--dump-info", str(folder / f"{config}.tileirbc.json"),
-            "--arch", arch]
+    _, config, arch = paths.parse_name("work", metrics_path.name)
+    beside = {kind: str(paths.in_kernel_dir(folder, kind, config, arch))
+              for kind in ("cubin", "sass", "res_usage", "remarks", "tileir")}
+    argv = [tileperf, "extract", "--cubin", beside["cubin"], "--sass", beside["sass"],
+            "--res-usage", beside["res_usage"], "--remarks", beside["remarks"],
+            "--tileir", beside["tileir"],
+            "--dump-info", str(paths.in_kernel_dir(folder, "dump_record", config)), "--arch", arch]
     r = subprocess.run(argv, capture_output=True, text=True)
     if r.returncode != 0:
-        print(f"{prefix}: {r.stderr.strip()}", file=sys.stderr)
+        print(f"{metrics_path}: {r.stderr.strip()}", file=sys.stderr)
         return None
     return json.loads(r.stdout)["metrics"].get("cost.time_ns")
 

@@ -32,6 +32,8 @@ import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(TOP / "tools"))
+from tileperf_dump import paths  # noqa: E402
 DEFAULT_METRICS = ("cost.time_ns", "sass.instructions", "loop.main.ii", "loop.all.ii", "cost.launch")
 ESTIMATE = "cost.time_ns"
 # The gate's tolerance on the estimate (checks/default.json): a tuning
@@ -106,10 +108,9 @@ def metrics_paths(row: dict, build: Path) -> dict[str, tuple[Path, Path]]:
     base_dir = build / "tileperf" / row["kernel"]
     edit_dir = build / "tileperf-selftest" / row["patch"]
     return {
-        "base": (base_dir / f"{row['config']}.{arch}.metrics.json",
-                 base_dir / f"{row['config']}.{arch}.cubin"),
-        "edit": (edit_dir / f"{row['config']}.{arch}.metrics.json",
-                 edit_dir / f"{row['config']}.{arch}.cubin"),
+        side: (paths.in_kernel_dir(folder, "metrics", row["config"], arch),
+               paths.in_kernel_dir(folder, "cubin", row["config"], arch))
+        for side, folder in (("base", base_dir), ("edit", edit_dir))
     }
 
 
@@ -127,7 +128,7 @@ def join_config(row: dict, build: Path) -> dict:
         out["error"] = row["error"]
         return out
     arch = row.get("arch") or "sm_90"
-    values = load_metrics(build / "tileperf" / row["kernel"] / f"{row['config']}.{arch}.metrics.json") or {}
+    values = load_metrics(build / "tileperf" / paths.relative("metrics", row["kernel"], row["config"], arch)) or {}
     out["measured_us"] = row["base"]["median_ms"] * 1e3
     out["predicted_us"] = values[ESTIMATE] / 1e3 if ESTIMATE in values else None
     out["limit"] = next((k[len("cost.limit."):] for k in values if k.startswith("cost.limit.")), None)
@@ -139,7 +140,7 @@ def join_config(row: dict, build: Path) -> dict:
 def gate_verdict(row: dict, build: Path) -> dict | None:
     """The state the edit's self-test check ended in, from its result file."""
     arch = row.get("arch") or "sm_90"
-    path = build / "tileperf-selftest" / row["patch"] / f"{row['config']}.{arch}.result.json"
+    path = paths.in_kernel_dir(build / "tileperf-selftest" / row["patch"], "result", row["config"], arch)
     try:
         r = json.loads(path.read_text())
     except (OSError, ValueError):

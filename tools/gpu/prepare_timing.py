@@ -38,6 +38,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(TOP / "tools"))
 
 import cuda.tile as ct  # noqa: E402
+from tileperf_dump import paths  # noqa: E402
 from cuda.tile.compilation import export_kernel  # noqa: E402
 
 import gate_launch as gl  # noqa: E402
@@ -64,7 +65,7 @@ def registrations(work_dir: Path) -> dict[str, str]:
     """Kernel file name -> registered kernel name, from the configuration
     lists configure wrote (build/tileperf/<kernel>/configs.json)."""
     out = {}
-    for manifest in sorted(work_dir.glob("*/configs.json")):
+    for manifest in sorted(work_dir.glob("*/" + paths.file_name("configs"))):
         source = json.loads(manifest.read_text())["source"]
         out[Path(source).name] = manifest.parent.name
     return out
@@ -152,8 +153,8 @@ def prepare_role(*, role: str, store: Store, source_now: bytes, file_name: str, 
                  gate_src: Path, config: str, arch: str, bytecode_version: str, tileiras: str,
                  work: Path, log) -> dict:
     """One side (base or edit) of a row: its source, bytecode and cubin."""
-    bytecode_path = gate_dir / f"{config}.tileirbc"
-    cubin_path = gate_dir / f"{config}.{arch}.cubin"
+    bytecode_path = paths.in_kernel_dir(gate_dir, "bytecode", config)
+    cubin_path = paths.in_kernel_dir(gate_dir, "cubin", config, arch)
     why_not = None
     if not gate_src.is_file() or gate_src.read_bytes() != source_now:
         why_not = f"{gate_src} is not the current kernel"
@@ -214,7 +215,7 @@ def prepare_role(*, role: str, store: Store, source_now: bytes, file_name: str, 
         "cubin_sha256": gl.sha256(cubin),
         "cubin_bytes": len(cubin),
         "gate_cubin": rel(cubin_path),
-        "gate_metrics": rel(gate_dir / f"{config}.{arch}.metrics.json"),
+        "gate_metrics": rel(paths.in_kernel_dir(gate_dir, "metrics", config, arch)),
         "origin": origin,
         "signature": gl.describe_signature(sig),
         "kernel_params": params,
@@ -230,7 +231,7 @@ def config_rows(args, regs: dict[str, str], store: Store, bytecode_version: str,
     """One row per registered configuration: the gate's own bytecode and cubin."""
     rows = []
     for file_name, kernel in sorted(regs.items(), key=lambda kv: kv[1]):
-        manifest = json.loads((args.build / "tileperf" / kernel / "configs.json").read_text())
+        manifest = json.loads((args.build / "tileperf" / paths.relative("configs", kernel)).read_text())
         source = Path(manifest["source"])
         for config in manifest["configs"]:
             print(f"{kernel} {config}", flush=True)

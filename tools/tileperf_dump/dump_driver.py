@@ -9,7 +9,9 @@ TileIR bytecode, ahead of time, with no GPU and no CUDA driver.
 
 import pytest
 
-from tileperf_dump import ConfigError, PlaceholderError, dump_config, load_kernel_module
+from tileperf_dump.export import ConfigError, dump_config
+from tileperf_dump.loading import load_kernel_module
+from tileperf_dump.placeholders import PlaceholderError
 from tileperf_dump.plugin import archs, bare, placeholders
 
 

@@ -1,29 +1,37 @@
-"""The configurations a kernel file defines, for the CMake registration:
+"""What CMake registers for one kernel file, ready-made:
 
-    python -m tileperf_dump.manifest [--placeholder MODULE]... [--bare-package PACKAGE]...
-        <kernel.py> <out.json>
+    python -m tileperf_dump.manifest --kernel NAME --work-dir DIR --baseline-dir DIR
+        --archs sm_120,sm_90 [--bytecode-version V] [--placeholder MODULE]...
+        [--bare-package PACKAGE]... <kernel.py>
 
-writes {"source": <path>, "configs": [<name>, ...]} in the file's order. The kernel
-file's CONFIGS is the one list of its configurations: CMake registers one
-test per name and architecture from this file. A kernel file that cannot be
-loaded, or whose CONFIGS is malformed, is an error naming the file (exit 2),
-and the line of the kernel's own code it came from. Each ``--placeholder``
-module (torch, say) is a placeholder module while the file is imported, and
-each ``--bare-package`` (a library's package) is imported without running its
+imports the kernel file, and writes into DIR/NAME/ (``tileperf_dump.paths``)
+``configs.json``, the record of the registration (the source, the
+configurations of CONFIGS in the file's order, the first sentence of the
+file's docstring, one entry per perf test with its files, and the entries of
+the dump and compile batches), and ``registration.cmake``, the same facts as
+CMake variables, whose path it prints. The kernel file's CONFIGS is the one
+list of its configurations: CMake registers one test per name and
+architecture from these files. A kernel file that cannot be loaded, or whose
+CONFIGS is malformed, is an error naming the file (exit 2), and the line of
+the kernel's own code it came from. Each ``--placeholder`` module (torch, say)
+is a placeholder module while the file is imported, and each
+``--bare-package`` (a library's package) is imported without running its
 ``__init__.py`` (see tileperf_dump.placeholders).
 """
 
 import argparse
-import json
 import re
 import sys
 import sysconfig
 from pathlib import Path
 
-from tileperf_dump import _write_atomic, load_kernel_module
+from tileperf_dump import paths
+from tileperf_dump.cmake import cmake_checks, cmake_set, dump_args
+from tileperf_dump.defaults import BYTECODE_VERSION
+from tileperf_dump.files import write_atomic, write_json
+from tileperf_dump.loading import load_kernel_module
 from tileperf_dump.placeholders import (PlaceholderError, covered, derives_from_placeholder,
                                         describe, is_placeholder)
-
 
 def _library_folders(bare: list[str]) -> list[Path]:
     """The folders of the bare packages: the library under watch, even where
@@ -87,23 +95,82 @@ def raised_at(error: BaseException, bare: list[str] = ()) -> str:
     return where
 
 
-def main(argv: list[str]) -> int:
+def summary(module) -> str:
+    """The first sentence of the module's docstring (of its first paragraph,
+    when that has no sentence end), on one line."""
+    paragraph = re.split(r"\n[ \t]*\n", (module.__doc__ or "").strip(), maxsplit=1)[0]
+    text = " ".join(paragraph.split())
+    match = re.match(r"([^.]*\.) ", text)
+    return match.group(1) if match else text
+
+
+def registration(args, module) -> dict:
+    """The record of what CMake registers for the kernel file."""
+    kernel, work = args.kernel, args.work_dir
+    folder = work / kernel
+    configs = list(module.CONFIGS)
+    stamp = folder / paths.file_name("dump_stamp")
+    dump = {"test": f"dump.{kernel}", "stamp": str(stamp),
+            "pytest_args": dump_args(args.source, folder, args.bytecode_version,
+                                     placeholders=args.placeholder, bare=args.bare_package,
+                                     archs=args.archs)}
+    tests = [{"test": f"perf.{kernel}.{c}.{a}", "config": c, "arch": a,
+              "bytecode": str(work / paths.relative("bytecode", kernel, c)),
+              "baseline": str(args.baseline_dir / paths.file_name("baseline", c, a))}
+             for c in configs for a in args.archs]
+    compile_batch = [{"test": t["test"], "arch": t["arch"], "bytecode": t["bytecode"],
+                      "dump_info": str(work / paths.relative("dump_record", kernel, t["config"]))}
+                     for t in tests]
+    return {"source": str(args.source.resolve()), "kernel": kernel, "configs": configs,
+            "summary": summary(module), "archs": args.archs, "tests": tests,
+            "dump_batch": [dump], "compile_batch": compile_batch}
+
+
+def cmake_text(record: dict, manifest: Path) -> str:
+    """``registration.cmake``: the record as the variables tileperf_add_kernel_tests reads."""
+    dump = record["dump_batch"][0]
+    text = (f"# Written by tileperf_dump.manifest from {record['source']}.\n"
+            + cmake_set("tileperf_manifest", manifest)
+            + cmake_set("tileperf_work_dir", Path(manifest).parent)
+            + cmake_set("tileperf_configs", *record["configs"])
+            + cmake_set("tileperf_summary", record["summary"])
+            + cmake_set("tileperf_dump_stamp", dump["stamp"])
+            + cmake_set("tileperf_dump_args", *dump["pytest_args"])
+            + cmake_set("tileperf_tests", *(t["test"] for t in record["tests"])))
+    return text + cmake_checks("tileperf_test_", record["tests"])
+
+
+def _arguments(argv: list[str]):
     parser = argparse.ArgumentParser(prog="python -m tileperf_dump.manifest")
     parser.add_argument("--placeholder", action="append", default=[], metavar="MODULE")
     parser.add_argument("--bare-package", action="append", default=[], metavar="PACKAGE")
+    parser.add_argument("--kernel", required=True)
+    parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("--baseline-dir", type=Path, required=True)
+    parser.add_argument("--archs", type=lambda s: [a for a in s.split(",") if a], required=True)
+    parser.add_argument("--bytecode-version", default=BYTECODE_VERSION)
     parser.add_argument("source", type=Path)
-    parser.add_argument("out", type=Path)
-    args = parser.parse_args(argv)
-    source, out = args.source, args.out
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = _arguments(argv)
+    source = args.source
     try:
+        paths.check_name("kernel", args.kernel)
         module = load_kernel_module(source, args.placeholder, args.bare_package)
     except Exception as e:  # the kernel file's own error, reported with its name
         text = str(e) if str(source) in str(e) else f"{source}: {type(e).__name__}: {e}"
         print(text + raised_at(e, args.bare_package), file=sys.stderr)
         return 2
-    out.parent.mkdir(parents=True, exist_ok=True)
-    record = {"source": str(source.resolve()), "configs": list(module.CONFIGS)}
-    _write_atomic(out, (json.dumps(record, indent=2) + "\n").encode())
+    record = registration(args, module)
+    folder = args.work_dir / args.kernel
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = folder / paths.file_name("configs")
+    write_json(manifest, record, indent=2)
+    cmake = folder / paths.file_name("registration")
+    write_atomic(cmake, cmake_text(record, manifest).encode())
+    print(cmake)
     return 0
 
 

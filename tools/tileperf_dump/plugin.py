@@ -1,6 +1,8 @@
 """pytest plugin of the dump step: options naming the kernel file, the
 configurations to export and where to put them (load with -p tileperf_dump.plugin)."""
 
+from tileperf_dump.defaults import BYTECODE_VERSION
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("tileperf", "tileperf dump step")
@@ -8,7 +10,7 @@ def pytest_addoption(parser):
     group.addoption("--tileperf-configs", default="",
                     help="comma-separated configuration names (default: all in CONFIGS)")
     group.addoption("--tileperf-out", help="folder for <config>.tileirbc files")
-    group.addoption("--tileperf-bytecode-version", default="13.4",
+    group.addoption("--tileperf-bytecode-version", default=BYTECODE_VERSION,
                     help="TileIR bytecode version to write (always explicit: cuTile "
                          "otherwise probes tileiras)")
     group.addoption("--tileperf-placeholders", default="",
@@ -43,7 +45,7 @@ def pytest_generate_tests(metafunc):
         return
     names = [n for n in metafunc.config.getoption("--tileperf-configs").split(",") if n]
     if not names:
-        from tileperf_dump import load_kernel_module
+        from tileperf_dump.loading import load_kernel_module
         module = load_kernel_module(metafunc.config.getoption("--tileperf-source"),
                                     placeholders(metafunc.config), bare(metafunc.config))
         names = sorted(module.CONFIGS)

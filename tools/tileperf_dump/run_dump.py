@@ -31,8 +31,8 @@ start at once. With --run-file, each stamp the batch found current or
 exported gets <stamp>.current naming the run; the dump test's command
 (`tileperf dump`) then ends at once without starting Python.
 
-This file imports tileperf_dump (which imports cuTile) only once it knows it
-has work to do.
+This file imports the parts of tileperf_dump that import cuTile only once it
+knows it has work to do (its paths and file writing import none).
 """
 
 from __future__ import annotations
@@ -43,9 +43,11 @@ import json
 import os
 import sys
 import sysconfig
-import tempfile
 import time
 from pathlib import Path
+
+from tileperf_dump import paths
+from tileperf_dump.files import write_json
 
 STAMP_FORMAT = "tileperf-dump-stamp/1"
 BATCH_FORMAT = "tileperf-dump-batch/1"
@@ -108,18 +110,11 @@ def _project_files() -> list[Path]:
 
 def _written_files(out_dir: Path, before: dict[Path, int]) -> list[Path]:
     """Bytecode and records the run wrote (newer than before it)."""
-    written = []
-    for path in sorted(out_dir.glob("*.tileirbc")) + sorted(out_dir.glob("*.tileirbc.json")):
-        mtime = path.stat().st_mtime_ns
-        if before.get(path) != mtime:
-            written.append(path)
-    return written
+    return [p for p in paths.dump_outputs(out_dir) if before.get(p) != p.stat().st_mtime_ns]
 
 
 def _snapshot(out_dir: Path) -> dict[Path, int]:
-    if not out_dir.is_dir():
-        return {}
-    return {p: p.stat().st_mtime_ns for p in out_dir.glob("*.tileirbc*")}
+    return {p: p.stat().st_mtime_ns for p in paths.dump_outputs(out_dir)}
 
 
 def _up_to_date(stamp_path: Path, context: dict) -> tuple[bool, str]:
@@ -148,10 +143,7 @@ def _write_stamp(stamp_path: Path, context: dict, outputs: list[Path]) -> None:
         "outputs": {str(p): _sha256(p) for p in outputs},
     }
     stamp_path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=stamp_path.parent, prefix=stamp_path.name + ".tmp.")
-    with os.fdopen(fd, "w") as f:
-        f.write(json.dumps(record, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, stamp_path)
+    write_json(stamp_path, record, indent=2, sort_keys=True)
 
 
 def _option(pytest_args: list[str], name: str) -> str | None:
@@ -274,10 +266,7 @@ def _mark_current(stamp: Path, run: str | None) -> None:
     if run is None or digest is None:
         marker.unlink(missing_ok=True)
         return
-    fd, tmp = tempfile.mkstemp(dir=stamp.parent, prefix=marker.name + ".tmp.")
-    with os.fdopen(fd, "w") as f:
-        f.write(json.dumps({"run": run, "stamp_sha256": digest}) + "\n")
-    os.replace(tmp, marker)
+    write_json(marker, {"run": run, "stamp_sha256": digest})
 
 
 def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
@@ -305,8 +294,8 @@ def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
     # What every export imports first, once for all of them.
     import pytest  # noqa: F401
     try:
-        import tileperf_dump
-        tileperf_dump.preload()
+        from tileperf_dump.export import preload
+        preload()
     except Exception:  # noqa: BLE001 - each export then says what is wrong itself
         pass
     running: dict[int, tuple[dict, Path, float]] = {}

@@ -1,0 +1,263 @@
+"""The export of a configuration to TileIR bytecode and its dump record
+(:func:`dump_config`), after the checks that it fits its kernel
+(:func:`check_parameters`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import io
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import cuda.tile as ct
+from cuda.tile.compilation import (ArrayConstraint, ListConstraint, ScalarConstraint,
+                                   export_kernel)
+
+from tileperf_dump import paths
+from tileperf_dump.config import Config, Target
+from tileperf_dump.files import write_atomic, write_json
+from tileperf_dump.launch import arch, capture_launch
+from tileperf_dump.loading import get_config
+from tileperf_dump.placeholders import Placeholder, PlaceholderError, describe, is_placeholder
+from tileperf_dump.records import problem_record, signature_record
+
+class ConfigError(ValueError):
+    """A configuration that does not fit its kernel's signature."""
+
+
+def _short(value) -> str:
+    if isinstance(value, (ArrayConstraint, ScalarConstraint)):
+        return f"{type(value).__name__}({value.dtype.name})"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _placeholders_in(value) -> list:
+    if is_placeholder(value):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [p for v in value for p in _placeholders_in(v)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [p for f in dataclasses.fields(value) for p in _placeholders_in(getattr(value, f.name))]
+    return []
+
+
+def _check_arity(config: Config, where: str, kernel: str) -> None:
+    names = config.parameter_names
+    if isinstance(config.params, Mapping):
+        missing = [n for n in names if n not in config.params]
+        extra = [repr(k) for k in config.params if k not in names]
+        if missing:
+            raise ConfigError(f"{where}: no value for {', '.join(missing)} of {kernel}")
+        if extra:
+            raise ConfigError(f"{where}: {kernel} has no parameter {', '.join(extra)}")
+        return
+    params = list(config.params)
+    counts = f"{where} gives {len(params)} parameters and {kernel} takes {len(names)}"
+    if len(params) < len(names):
+        raise ConfigError(f"{counts}: no value for {', '.join(names[len(params):])}")
+    if len(params) > len(names):
+        extra = ", ".join(f"params[{i}] = {_short(params[i])}" for i in range(len(names), len(params)))
+        raise ConfigError(f"{counts}: no parameter for {extra}")
+
+
+def check_parameters(config: Config, where: str) -> None:
+    """Stops, naming the parameter, when a configuration no longer fits its
+    kernel's signature: a parameter without a value, a value without a
+    parameter, a runtime constraint (array, scalar, list) for a
+    ``ct.Constant`` parameter, or a placeholder among the values."""
+    names = config.parameter_names
+    kernel = f"kernel {config.kernel_name}({', '.join(names)})"
+    _check_arity(config, where, kernel)
+    nodes = config.kernel._annotated_function.parameter_annotations
+    for name, node, value in zip(names, nodes, config.ordered_params()):
+        for placeholder in _placeholders_in(value):
+            raise PlaceholderError(f"{where}: parameter {name} of {kernel} is "
+                                   f"{describe(placeholder)}: give the cuTile value (ct.float16 "
+                                   f"for torch.float16)")
+        if getattr(node, "constant", False) and isinstance(value, _RUNTIME_CONSTRAINTS):
+            raise ConfigError(f"{where}: parameter {name} of {kernel} is a ct.Constant, but the "
+                              f"configuration gives it {_short(value)}, a runtime value: give "
+                              f"the constant itself")
+
+
+_RUNTIME_CONSTRAINTS = (ArrayConstraint, ScalarConstraint, ListConstraint)
+
+
+def _kernel_placeholders(function, seen: set | None = None) -> list[str]:
+    """'name = torch.float16 (a placeholder: ...)' for each placeholder among
+    the globals a kernel's function (or a Python function it calls) names."""
+    seen = set() if seen is None else seen
+    if function in seen or not inspect.isfunction(function):
+        return []
+    seen.add(function)
+    found = []
+    for name in function.__code__.co_names:
+        value = function.__globals__.get(name)
+        if is_placeholder(value):
+            found.append(f"{name} = {describe(value)}")
+        else:
+            found += _kernel_placeholders(value, seen)
+    return found
+
+
+def preload() -> None:
+    """Imports what an export imports on first use (cuTile's compiler, which
+    ``export_kernel`` loads lazily), so that processes forked afterwards (the
+    batch of ``run_dump.py``) share it instead of importing it each."""
+    importlib.import_module("cuda.tile._compile")
+
+
+def _export(config: Config, where: str, bytecode_version: str) -> bytes:
+    """One configuration's bytecode; cuTile's error about compiling a
+    placeholder names the placeholders the kernel uses."""
+    buf = io.BytesIO()
+    try:
+        export_kernel(config.kernel, [config.signature()], buf,
+                      output_format="tileir_bytecode", bytecode_version=bytecode_version)
+        return buf.getvalue()
+    except Exception as e:
+        if f"{Placeholder.__module__}.{Placeholder.__qualname__}" not in str(e):
+            raise
+        used = "; ".join(_kernel_placeholders(config.kernel._pyfunc)) or "none found by name"
+        raise PlaceholderError(f"{where}: the kernel compiles a placeholder where cuTile needs "
+                               f"the real value ({used}):\n{e}") from e
+
+
+@dataclass
+class _ForArch:
+    """One architecture's export of a configuration (``arch`` None: the one
+    export of a configuration that does not depend on the architecture)."""
+    arch: str | None
+    config: Config
+    problem: dict | None = None
+    problem_error: dict | None = None
+    signature: dict | None = None
+    bytecode: bytes = b""
+    seconds: float = 0.0
+
+
+def _for_arch(module, config: Config, name: str, arch_name: str | None) -> _ForArch:
+    """The configuration as exported for one architecture: the kernel and
+    parameters of its launch there, its problem there; a problem that does
+    not fit the kernel is recorded as the configuration's error."""
+    target = arch(arch_name) if arch_name else None
+    captured, problem = None, config.problem
+    where = f"{module.__file__}: CONFIGS[{name!r}]"
+    if config.launch is not None:
+        imports = getattr(module, "__tileperf_imports__", ((), ()))
+        try:
+            captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune)
+            params = captured.params()
+        except Exception as e:  # this configuration's error alone, located
+            return _ForArch(arch_name, config, problem_error=_launch_error(e, module, name, arch_name))
+        config = dataclasses.replace(config, kernel=captured.kernel, params=params, launch=None,
+                                     problem=None, tune=None, launch_kernel=None)
+    out = _ForArch(arch_name, config)
+    check_parameters(config, where)
+    try:
+        if callable(problem):
+            problem = problem(Target(target, captured))
+        out.problem = problem_record(config, name, problem, captured) if (
+            problem is not None or captured is not None) else None
+    except (ValueError, TypeError) as e:
+        file, line = getattr(problem, "declared_at", None) or (module.__file__, 0)
+        out.problem_error = {"file": file, "line": line, "message": str(e)}
+    return out
+
+
+def _launch_error(error: Exception, module, name: str, arch_name: str) -> dict:
+    """Where and why a configuration's launch failed: the line of the
+    configuration file that called into the library, the library's line
+    that raised."""
+    from tileperf_dump.manifest import raised_at
+    bare = getattr(module, "__tileperf_imports__", ((), ()))[1]
+    file, line = module.__file__, 0
+    tb = error.__traceback__
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == Path(module.__file__).resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return {"file": file, "line": line, "message": f"CONFIGS[{name!r}].launch for {arch_name}: "
+            f"{type(error).__name__}: {error}{raised_at(error, bare)}"}
+
+
+def _archs_needed(config: Config, archs: Sequence[str], where: str) -> list[str | None]:
+    if not config.depends_on_arch:
+        return [None]
+    if not archs:
+        raise ConfigError(f"{where}: the configuration depends on the architecture (a launch, or "
+                          f"a problem of the target): the dump step needs the architectures "
+                          f"(--tileperf-archs)")
+    return list(archs)
+
+
+def _arch_entry(export: _ForArch, base: _ForArch, name: str) -> dict:
+    entry: dict = {}
+    if export.signature is not None and export.signature != base.signature:
+        entry["signature"] = export.signature
+    if export.problem is not None:
+        entry["problem"] = export.problem
+    if export.problem_error is not None:
+        entry["problem_error"] = export.problem_error
+    if export.signature is not None and export.bytecode != base.bytecode:
+        entry["bytecode"] = paths.file_name("arch_bytecode", name, export.arch)
+    return entry
+
+
+def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version: str,
+                archs: Sequence[str] = ()) -> Path:
+    """Exports configuration ``name`` to ``<out_dir>/<name>.tileirbc`` and
+    records what made it in ``<name>.tileirbc.json``. A configuration that
+    depends on the architecture (its launch, or its problem) is exported for
+    each of ``archs``: the record holds each one's problem and signature
+    under ``archs``, and an architecture whose bytecode differs from the
+    first's (constants of its launch) gets ``<name>.<arch>.tileirbc``."""
+    config = get_config(module, name)
+    where = f"{module.__file__}: CONFIGS[{name!r}]"
+    exports = [_for_arch(module, config, name, a) for a in _archs_needed(config, archs, where)]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for export in exports:
+        if export.config.kernel is None:  # its launch failed: nothing to export
+            continue
+        start = time.perf_counter()
+        export.bytecode = _export(export.config, where, bytecode_version)
+        export.seconds = time.perf_counter() - start
+        export.signature = signature_record(export.config, bytecode_version)
+    base = next((e for e in exports if e.signature is not None), exports[0])
+    target = paths.in_kernel_dir(out, "bytecode", name)
+    record_path = paths.in_kernel_dir(out, "dump_record", name)
+    if base.signature is None:  # no architecture's launch ran: the record says why
+        write_json(record_path, {"config": name, "problem_error": base.problem_error,
+                                 "archs": {e.arch: {"problem_error": e.problem_error} for e in exports}},
+                   indent=2, sort_keys=True)
+        target.unlink(missing_ok=True)
+        return target
+    write_atomic(target, base.bytecode)
+    record = {
+        "cuda_tile": ct.__version__,
+        "bytecode_version": bytecode_version,
+        "config": name,
+        "kernel": base.config.kernel_name,
+        "symbol": base.config.symbol or base.config.kernel_name,
+        "source": str(Path(module.__file__).resolve()),
+        "seconds": round(sum(e.seconds for e in exports), 4),
+        "signature": base.signature,
+    }
+    if base.problem is not None:
+        record["problem"] = base.problem
+    if base.problem_error is not None:
+        record["problem_error"] = base.problem_error
+    if base.arch is not None:
+        record["archs"] = {e.arch: _arch_entry(e, base, name) for e in exports}
+        for e in exports:
+            if "bytecode" in record["archs"][e.arch]:
+                write_atomic(out / record["archs"][e.arch]["bytecode"], e.bytecode)
+    write_json(record_path, record, indent=2, sort_keys=True)
+    return target

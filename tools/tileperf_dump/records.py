@@ -1,0 +1,128 @@
+"""What the dump record says about a configuration: its problem (grid,
+blocks, trips of each loop, what the launch moves) and its signature (the
+identity the gate compares with the baseline's)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING
+
+from tileperf_dump.config import Config, Problem
+from tileperf_dump.standin import StandInTorch, launch_arrays
+from tileperf_dump.trips import TripsError, kernel_scopes, resolve
+
+if TYPE_CHECKING:
+    from tileperf_dump.launch import CapturedLaunch
+
+
+def _check_count(where: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{where} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _trips_record(config: Config, problem: Problem, where: str) -> list[dict]:
+    scopes = kernel_scopes(config.kernel._pyfunc)
+    trips = []
+    for key, count in sorted(problem.trips.items()):
+        _check_count(f"{where}.trips[{key!r}]", count, 0)
+        try:
+            entries = resolve(key, scopes)
+        except TripsError as e:
+            raise TripsError(f"{where}.trips: {e}") from None
+        trips += [{"loop": key, "trips": count, **entry} for entry in entries]
+    return trips
+
+
+def problem_record(config: Config, name: str, problem: Problem | None = None,
+                   launch: CapturedLaunch | None = None) -> dict | None:
+    """The dump record's ``problem``: grid, blocks and each declared trip
+    count with the file and lines of the loops it applies to (and the call
+    site, for a helper's loop counted per call), and what the launch moves.
+    ``problem`` is the configuration's own (for an architecture, when it
+    depends on one), ``launch`` the launch its host code made."""
+    problem = config.problem if problem is None else problem
+    if problem is None and launch is None:
+        return None
+    where = f"CONFIGS[{name!r}].problem"
+    if problem is None:
+        problem = Problem(declared_at=("", 0))
+    if not isinstance(problem, Problem):
+        raise TypeError(f"{where} is not a tileperf_dump.Problem")
+    if launch is not None and problem.grid is not None:
+        raise ValueError(f"{where} gives a grid, but the configuration's launch gives it: leave it out")
+    if problem.grid is None and launch is None:
+        raise ValueError(f"{where} gives no grid (and the configuration has no launch to take it from)")
+    grid = list(launch.grid) if launch is not None else [
+        _check_count(f"{where}.grid", g, 1) for g in problem.grid_dims]
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{where}.grid must have 1 to 3 dimensions, got {len(grid)}")
+    record = {"grid": grid, "blocks": math.prod(grid), "trips": _trips_record(config, problem, where)}
+    record.update(launch_record(config, where, problem, launch))
+    return record
+
+
+def launch_record(config: Config, where: str, problem: Problem | None = None,
+                  launch: CapturedLaunch | None = None) -> dict:
+    """What the launch moves: its arrays and the bytes of their allocations
+    (``bytes``, the floor), from the captured launch, else from ``case`` run
+    with the stand-in for torch (with the grid the case launches); ``bytes``
+    declared by the problem wins. When the case cannot run under the
+    stand-in, the reason (``launch_error``). ``problem``: the configuration's
+    own unless given (its problem for one architecture)."""
+    problem = config.problem if problem is None else problem
+    out: dict = {}
+    if launch is not None:
+        arrays, floor = launch.arrays()
+        out = {"arrays": arrays, "bytes": floor}
+    elif config.case is not None:
+        try:
+            case = config.case(StandInTorch(), **problem.sizes)
+            arrays, floor = launch_arrays(case.args)
+            out = {"arrays": arrays, "bytes": floor, "case_grid": list(case.grid)}
+        except Exception as e:  # recorded: the gate then has no floor
+            out = {"launch_error": f"{where}.case with the stand-in for torch: {type(e).__name__}: {e}"}
+    if problem.bytes is not None:
+        out["bytes"] = _check_count(f"{where}.bytes", problem.bytes, 0)
+        out.pop("launch_error", None)
+    return out
+
+
+def _identity_text(value) -> str:
+    """How an identity record writes a constraint field: 'float16', '(8, 1)', 'None'."""
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_identity_text(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if hasattr(value, "bitwidth") and hasattr(value, "name"):  # a cuTile DType
+        return value.name
+    if hasattr(value, "_by_target"):  # ByTarget: a value per architecture
+        per_target = ", ".join(f"{k}: {_identity_text(v)}" for k, v in sorted(value._by_target.items()))
+        return f"ByTarget({per_target}; default {value._default!r})"
+    return repr(value) if not isinstance(value, str) else value
+
+
+def _identity_fields(prefix: str, value, out: dict) -> None:
+    if dataclasses.is_dataclass(value):
+        out[f"{prefix}.kind"] = type(value).__name__
+        for f in dataclasses.fields(value):
+            _identity_fields(f"{prefix}.{f.name}", getattr(value, f.name), out)
+    else:
+        out[prefix] = _identity_text(value)
+
+
+def signature_record(config: Config, bytecode_version: str) -> dict[str, str]:
+    """What a configuration's export is, one field per key: the kernel's
+    symbol and calling convention, every parameter's constraint (dtype, rank,
+    index type, divisibility, strides, aliasing, constant values), the
+    kernel's compiler hints and the bytecode version. The gate compares it
+    with the baseline's, so that a swapped dtype or a dropped hint is never
+    compared as if it were the same kernel."""
+    signature = config.signature()
+    out = {"symbol": signature.symbol, "calling_convention": repr(signature.calling_convention),
+           "bytecode_version": bytecode_version}
+    for i, parameter in enumerate(signature.parameters):
+        _identity_fields(f"parameters[{i}]", parameter, out)
+    for hint, value in config.hints.items():
+        out[f"hints.{hint}"] = _identity_text(value)
+    return out
