@@ -1,6 +1,6 @@
 // Result files (*.result.json) as summary and report read them.
 #include "fuzz_input.h"
-#include "report/report_formats.h"
+#include "report/formats.h"
 #include "results/result.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "gate/compare.h"
-#include "report/report.h"
+#include "report/comparison_text.h"
 
 using namespace tileperf;
 

@@ -23,7 +23,7 @@
 #include "support/error.h"
 #include "toolchain/git.h"
 #include "gate/policy.h"
-#include "report/report.h"
+#include "report/comparison_text.h"
 #include "analysis/source_lines.h"
 #include "support/text.h"
 

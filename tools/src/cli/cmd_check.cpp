@@ -26,7 +26,7 @@
 #include "metrics/pipeline.h"
 #include "readers/remarks.h"
 #include "gate/policy.h"
-#include "report/report.h"
+#include "report/comparison_text.h"
 #include "results/result.h"
 #include "support/sha256.h"
 #include "support/json_input.h"

@@ -13,7 +13,7 @@
 #include "support/error.h"
 #include "metrics/metrics.h"
 #include "gate/policy.h"
-#include "report/report.h"
+#include "report/comparison_text.h"
 
 namespace tileperf {
 

@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "support/error.h"
-#include "report/preview.h"
-#include "report/report_view.h"
+#include "report/toolchain_preview.h"
+#include "report/view.h"
 #include "results/result.h"
 #include "support/text.h"
 

@@ -18,7 +18,7 @@
 #include "cli/commands.h"
 #include "support/error.h"
 #include "support/json_input.h"
-#include "report/report.h"
+#include "report/comparison_text.h"
 #include "results/result.h"
 #include "support/text.h"
 

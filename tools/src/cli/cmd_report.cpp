@@ -10,10 +10,10 @@
 #include "cli/commands.h"
 #include "support/error.h"
 #include "report/history_report.h"
-#include "report/report_formats.h"
-#include "report/report_view.h"
+#include "report/formats.h"
+#include "report/view.h"
 #include "results/result.h"
-#include "results/review.h"
+#include "results/merge_review.h"
 #include "support/text.h"
 
 namespace tileperf {

@@ -12,9 +12,9 @@
 #include "support/error.h"
 #include "report/history_report.h"
 #include "metrics/metrics.h"
-#include "report/preview.h"
-#include "report/report.h"
-#include "report/report_view.h"
+#include "report/toolchain_preview.h"
+#include "report/comparison_text.h"
+#include "report/view.h"
 #include "results/result.h"
 #include "support/text.h"
 

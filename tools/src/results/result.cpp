@@ -49,7 +49,7 @@ nlohmann::json diff_json(const MetricDiff& d) {
           {"verdict", verdict_name(d.verdict)}, {"change", change_name(d.change)}};
 }
 
-nlohmann::json broken_json(const BrokenCheck& b) {
+nlohmann::json broken_json(const BrokenInvariantRecord& b) {
   return {{"require", b.require}, {"metric", b.metric}, {"why", b.why},
           {"origin", b.origin},   {"found", b.found}};
 }

@@ -24,7 +24,7 @@ inline constexpr const char* kKeyMetrics[] = {"sass.instructions", "sass.mufu", 
                                               "cubin.bytes"};
 
 // An invariant of checks/ that does not hold.
-struct BrokenCheck {
+struct BrokenInvariantRecord {
   std::string require;  // "remarks.tensor_core.failed == 0"
   std::string metric;   // the metric it is about (a set invariant's prefix)
   std::string why, origin, found;
@@ -44,7 +44,7 @@ struct TestResult {
   bool earlier_run = false;
   std::string file;  // the result file it was read from (collect_results); never written
   std::vector<MetricDiff> diff;      // metrics that moved, and every one over its limit
-  std::vector<BrokenCheck> broken;   // invariants that do not hold
+  std::vector<BrokenInvariantRecord> broken;   // invariants that do not hold
   std::vector<LineMove> lines;       // source lines that gained or lost instructions, most first
   std::vector<std::string> notes;    // diagnostics, never gating
   // State toolchain changed: what differs from the baseline's toolchain

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/report_view.h"
+#include "report/view.h"
 
 namespace tileperf {
 

@@ -129,7 +129,7 @@ struct ReportView {
 
 std::string counts_text(const std::vector<StateCount>& counts);
 
-// A merge request's review (see review.h), laid out like a run: the
+// A merge request's review (see merge_review.h), laid out like a run: the
 // baselines it changed, and its results against the merge base's
 // baselines. Anchors are prefixed ("accepted-", "base-") so that they do not
 // clash with the run's.

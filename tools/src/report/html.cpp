@@ -1,5 +1,5 @@
 // The HTML report, rendered here in full: the page needs no script to show
-// what needs a look (report_html_assets.cpp sorts and filters).
+// what needs a look (html_assets.cpp sorts and filters).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "report/report_formats.h"
-#include "report/report_html_assets.h"
+#include "report/formats.h"
+#include "report/html_assets.h"
 #include "support/text.h"
 
 namespace tileperf {

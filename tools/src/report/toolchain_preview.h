@@ -43,7 +43,7 @@ struct ToolchainPreview {
   std::vector<PreviewMetric> metrics;  // gated metrics that moved, largest regressions first
 };
 
-// Of the results a report shows (report_view's tests: earlier runs left out).
+// Of the results a report shows (view.h's tests: earlier runs left out).
 ToolchainPreview make_toolchain_preview(const std::vector<const TestResult*>& results);
 
 // "61 would regress, 80 would improve, 15 within limits".

@@ -11,7 +11,7 @@
 #include "gate/compare.h"
 #include "analysis/loops.h"
 #include "metrics/metrics.h"
-#include "report/report_view.h"
+#include "report/view.h"
 #include "analysis/source_lines.h"
 
 namespace tileperf {

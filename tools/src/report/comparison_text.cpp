@@ -1,4 +1,4 @@
-#include "report/report.h"
+#include "report/comparison_text.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "report/report_formats.h"
+#include "report/formats.h"
 
 #include <fmt/format.h>
 

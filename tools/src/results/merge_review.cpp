@@ -1,4 +1,4 @@
-#include "results/review.h"
+#include "results/merge_review.h"
 
 #include <algorithm>
 #include <filesystem>

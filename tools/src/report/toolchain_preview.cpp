@@ -1,4 +1,4 @@
-#include "report/preview.h"
+#include "report/toolchain_preview.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "report/report_view.h"
+#include "report/view.h"
 
 namespace tileperf {
 

@@ -1,4 +1,4 @@
-#include "report/report_html_assets.h"
+#include "report/html_assets.h"
 
 namespace tileperf {
 

@@ -1,4 +1,4 @@
-#include "report/report_view.h"
+#include "report/view.h"
 
 #include "support/text.h"
 
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "results/review.h"
+#include "results/merge_review.h"
 
 namespace tileperf {
 
