@@ -26,6 +26,7 @@
 #include "report/comparison_text.h"
 #include "analysis/source_lines.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -42,14 +43,11 @@ struct BisectOptions {
   TestId id;
 };
 
-TestId parse_test_name(const std::string& name) {
-  std::vector<std::string> parts = split(name, '.');
-  if (parts.size() != 4 || parts[0] != "perf") {
-    throw UsageError("bisect: --test '" + name + "' must be a perf test's name: perf.<kernel>.<config>.<arch>");
-  }
-  TestId id{parts[1], parts[2], parts[3]};
-  validate_test_id(id);
-  return id;
+TestId bisected_test(const std::string& name) {
+  auto id = parse_test_name(name);
+  if (!id) throw UsageError("bisect: --test '" + name + "' must be a perf test's name: perf.<kernel>.<config>.<arch>");
+  validate_test_id(*id);
+  return *id;
 }
 
 // What one commit measured: the test's metrics, with the policies and the
@@ -131,13 +129,13 @@ class StepRunner {
   }
 
   StepResult run_test(const nlohmann::json& command) {
-    std::string prefix = (fs::path(option_value(command, "--work-dir")) / (o_.id.config + "." + o_.id.arch)).string();
+    std::string prefix = test_prefix(option_value(command, "--work-dir"), o_.id.config, o_.id.arch);
     std::error_code ignored;
-    for (const char* ext : {".metrics.json", ".result.json"}) fs::remove(prefix + ext, ignored);
+    for (FileKind kind : {FileKind::kMetrics, FileKind::kResult}) fs::remove(prefixed_file(prefix, kind), ignored);
     auto r = step({"ctest", "--test-dir", build_, "-R", ctest_regex(o_.id), "-V", "--timeout",
                    fmt::format("{:.0f}", o_.timeout)});
-    if (!fs::exists(prefix + ".metrics.json")) return skip("measured nothing", r, prefix + ".result.json");
-    MeasuredStep m{read_metrics(prefix + ".metrics.json"), option_value(command, "--checks"),
+    if (!fs::exists(prefixed_file(prefix, FileKind::kMetrics))) return skip("measured nothing", r, prefixed_file(prefix, FileKind::kResult));
+    MeasuredStep m{read_metrics(prefixed_file(prefix, FileKind::kMetrics)), option_value(command, "--checks"),
                option_value(command, "--baseline"), r.out.find("(cached") != std::string::npos};
     return {std::move(m), ""};
   }
@@ -356,7 +354,7 @@ int run_bisect(const Args& args) {
   app.add_flag("--keep-worktree", o.keep, "leave the worktree registered and checked out at the end");
   app.add_option("cmake-args", o.cmake_args, "after --: arguments of cmake's configure step");
   if (parse_args(app, args)) return kExitOk;
-  o.id = parse_test_name(o.test);
+  o.id = bisected_test(o.test);
   if (!std::isfinite(o.timeout) || o.timeout <= 0) throw UsageError("bisect: --timeout must be a positive number of seconds");
 
   std::string repo = git_toplevel(o.repo);

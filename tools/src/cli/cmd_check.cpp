@@ -35,6 +35,7 @@
 #include "support/text.h"
 #include "toolchain/toolchain.h"
 #include "toolchain/toolchain_record.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -61,7 +62,7 @@ struct CheckOptions {
 
   std::string project_dir;          // paths in messages are shown relative to it ("": as given)
 
-  std::string prefix() const { return (fs::path(work_dir) / (id.config + "." + id.arch)).string(); }
+  std::string prefix() const { return test_prefix(work_dir, id.config, id.arch); }
   std::string shown_path(const std::string& path) const {
     if (project_dir.empty()) return path;
     std::error_code ec;
@@ -161,15 +162,15 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   m.generator = std::string("tileperf ") + TILEPERF_VERSION;
 
   fs::create_directories(o.work_dir);
-  std::string cubin = o.prefix() + ".cubin";
-  std::string remarks = o.prefix() + ".remarks.yaml";
+  std::string cubin = prefixed_file(o.prefix(), FileKind::kCubin);
+  std::string remarks = prefixed_file(o.prefix(), FileKind::kRemarks);
   result.seconds["dump"] = dump.value("seconds", 0.0);
   auto t = Clock::now();
   ToolOutputs outputs = tool_outputs(o, m, dump, cubin, remarks, result);
   auto problem = problem_from_record(dump, o.dump_info);
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr, true);
   result.launch = describe_launch(measured.launch);
-  write_file_atomic(o.prefix() + ".timeline.json", timeline_record(measured).dump(1) + "\n", Durability::kRenamed);
+  write_file_atomic(prefixed_file(o.prefix(), FileKind::kTimeline), timeline_record(measured).dump(1) + "\n", Durability::kRenamed);
   m.values = std::move(measured.values);
   result.notes = std::move(measured.notes);
   seen.loops = std::move(measured.loops);
@@ -182,7 +183,7 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
     if (!source_dir(dump).empty() && fs::exists(here)) path = here.string();
   }
   m.line_text = line_texts(m.lines, seen.line_paths);
-  write_file_atomic(o.prefix() + ".metrics.json", to_json_text(m), Durability::kRenamed);
+  write_file_atomic(prefixed_file(o.prefix(), FileKind::kMetrics), to_json_text(m), Durability::kRenamed);
   result.seconds["extract"] = since(t);
   for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
   return m;
@@ -323,7 +324,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     report += format_line_moves(result.lines);
   }
   if (c.state == State::kRegressed || j.state == State::kSignatureChanged) {
-    report += fmt::format("  listing: {}\n", o.shown_path(o.prefix() + ".sass"));
+    report += fmt::format("  listing: {}\n", o.shown_path(prefixed_file(o.prefix(), FileKind::kSass)));
   }
   // Another kernel than the baseline's fails whatever moved; the metrics are
   // still shown for the review.
@@ -352,7 +353,7 @@ std::string timing_text(const TestResult& r) {
 // Writes the result and prints its lines; returns what it printed.
 std::string finish(const CheckOptions& o, TestResult& result, const std::string& report,
                    bool print_message = true) {
-  write_file_atomic(o.prefix() + ".result.json", to_json(result).dump(2) + "\n", Durability::kRenamed);
+  write_file_atomic(prefixed_file(o.prefix(), FileKind::kResult), to_json(result).dump(2) + "\n", Durability::kRenamed);
   std::string timing = timing_text(result);
   std::string out = fmt::format("{}: {}{}{}\n", result.id.name(), state_name(result.state),
                                 format_key_metrics(result.key_metrics), timing.empty() ? "" : " (" + timing + ")");
@@ -432,12 +433,12 @@ std::optional<std::string> check_fingerprint(const CheckOptions& o, const Args& 
 // stamped with this run, when nothing it depends on changed since.
 std::optional<int> reuse_check(const std::string& prefix, const std::string& fingerprint,
                                const std::string& run_file) {
-  auto memo = reusable_memo(prefix + ".memo.json", fingerprint, prefix + ".metrics.json");
+  auto memo = reusable_memo(prefixed_file(prefix, FileKind::kMemo), fingerprint, prefixed_file(prefix, FileKind::kMetrics));
   if (!memo) return std::nullopt;
   nlohmann::json result = memo->result;
   result.erase("run");
   if (auto run = run_file.empty() ? std::nullopt : read_run_id(run_file)) result["run"] = *run;
-  write_file_atomic(prefix + ".result.json", result.dump(2) + "\n", Durability::kRenamed);
+  write_file_atomic(prefixed_file(prefix, FileKind::kResult), result.dump(2) + "\n", Durability::kRenamed);
   fmt::print("{}", memo->output);
   return memo->exit_code;
 }
@@ -445,10 +446,10 @@ std::optional<int> reuse_check(const std::string& prefix, const std::string& fin
 void remember_check(const std::string& prefix, const std::string& fingerprint, int code,
                     const std::string& printed, nlohmann::json result) {
   std::error_code ec;
-  std::string metrics = prefix + ".metrics.json";
+  std::string metrics = prefixed_file(prefix, FileKind::kMetrics);
   if (!fs::is_regular_file(metrics, ec)) return;
   result.erase("run");
-  save_memo(prefix + ".memo.json", Memo{fingerprint, code, printed, std::move(result), sha256_hex(read_file(metrics))});
+  save_memo(prefixed_file(prefix, FileKind::kMemo), Memo{fingerprint, code, printed, std::move(result), sha256_hex(read_file(metrics))});
 }
 
 }  // namespace
@@ -520,7 +521,7 @@ int run_check(const Args& args) {
   // Another run of this test in this build folder (a second ctest) goes
   // first; this one then reuses what it measured.
   with_io_errors([&] { fs::create_directories(o.work_dir); });
-  FileLock lock(o.prefix() + ".lock", "tileperf check " + o.id.name(), kLockWaitTimeouts * o.tc.timeout_seconds);
+  FileLock lock(prefixed_file(o.prefix(), FileKind::kLock), "tileperf check " + o.id.name(), kLockWaitTimeouts * o.tc.timeout_seconds);
   std::optional<std::string> fingerprint;
   if (!o.update) {
     fingerprint = check_fingerprint(o, args);
@@ -532,7 +533,7 @@ int run_check(const Args& args) {
   std::string report;
   // The result of an earlier run must not stand in for this one's.
   std::error_code ignored;
-  fs::remove(o.prefix() + ".result.json", ignored);
+  fs::remove(prefixed_file(o.prefix(), FileKind::kResult), ignored);
   try {
     result.exit_code = with_io_errors([&] { return check(o, result, report); });
   } catch (const Error& e) {

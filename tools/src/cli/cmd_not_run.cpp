@@ -14,6 +14,7 @@
 #include "results/result.h"
 #include "results/run_record.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -39,7 +40,7 @@ int run_not_run(const Args& args) {
   r.state = require ? State::kNotRun : State::kSkipped;
   r.exit_code = require ? kExitNotRun : kExitSkipped;
   std::filesystem::create_directories(work_dir);
-  write_file_atomic((std::filesystem::path(work_dir) / (r.id.config + "." + r.id.arch + ".result.json")).string(),
+  write_file_atomic(prefixed_file(test_prefix(work_dir, r.id.config, r.id.arch), FileKind::kResult),
                     to_json(r).dump(2) + "\n");
   fmt::print("{}: {}: {}{}\n", r.id.name(), state_name(r.state), r.message,
              require ? " (every test must run here: CI is set or --require-run was given)" : "");

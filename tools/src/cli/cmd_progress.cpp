@@ -21,6 +21,8 @@
 #include "report/comparison_text.h"
 #include "results/result.h"
 #include "support/text.h"
+#include "metrics/metrics.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -67,11 +69,9 @@ std::optional<Finished> parse_finished(const std::string& raw) {
 
 // perf.<kernel>.<config>.<arch> -> <results>/<kernel>/<config>.<arch>.result.json
 std::optional<TestResult> result_of(const std::string& name, const std::string& results_dir) {
-  if (results_dir.empty() || !name.starts_with("perf.")) return std::nullopt;
-  std::string rest = name.substr(5);
-  auto dot = rest.find('.');
-  if (dot == std::string::npos) return std::nullopt;
-  fs::path file = fs::path(results_dir) / rest.substr(0, dot) / (rest.substr(dot + 1) + ".result.json");
+  auto id = parse_test_name(name);
+  if (results_dir.empty() || !id) return std::nullopt;
+  fs::path file = fs::path(results_dir) / relative_path({FileKind::kResult, id->kernel, id->config, id->arch});
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
   try {

@@ -6,6 +6,7 @@
 #include "support/json_input.h"
 #include "support/sha256.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -41,8 +42,7 @@ Split split_detail(const Metrics& m, const Policy& policy) {
 }  // namespace
 
 std::string detail_path(const std::string& baseline) {
-  fs::path p(baseline);
-  return (p.parent_path() / (p.stem().string() + ".detail.json")).string();
+  return prefixed_file(prefix_of(baseline, FileKind::kBaseline).value_or(baseline), FileKind::kBaselineDetail);
 }
 
 BaselineTexts baseline_texts(const std::string& path, const Metrics& m, const Policy& policy) {

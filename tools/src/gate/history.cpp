@@ -9,19 +9,16 @@
 
 #include "gate/baseline.h"
 #include "support/error.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
 namespace {
 
-const std::string kDetailSuffix = ".detail.json";
-
-bool is_detail_file(const std::string& path) { return path.ends_with(kDetailSuffix); }
-
 // The main file a file belongs to: itself, or the one beside its detail file.
 std::string main_file_of(const std::string& path) {
-  if (!is_detail_file(path)) return path;
-  return path.substr(0, path.size() - kDetailSuffix.size()) + ".json";
+  auto prefix = prefix_of(path, FileKind::kBaselineDetail);
+  return prefix ? prefixed_file(*prefix, FileKind::kBaseline) : path;
 }
 
 bool same_metrics(const Metrics& a, const Metrics& b) { return to_json(a) == to_json(b); }

@@ -19,6 +19,7 @@
 #include "support/json_input.h"
 #include "metrics/pipeline.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -98,14 +99,14 @@ void compile_job(std::size_t i, void* context) {
   const auto& c = *static_cast<Context*>(context);
   const Job& job = (*c.jobs)[i];
   try {
-    std::string cubin = job.prefix + ".cubin";
-    auto compiled = compile_bytecode(*c.tc, job.bytecode, job.entry->arch, cubin, job.prefix + ".remarks.yaml");
+    std::string cubin = prefixed_file(job.prefix, FileKind::kCubin);
+    auto compiled = compile_bytecode(*c.tc, job.bytecode, job.entry->arch, cubin, prefixed_file(job.prefix, FileKind::kRemarks));
     write_file_atomic(job.prefix + ".seconds", fmt::format("{:.3f}", compiled.seconds), Durability::kRenamed);
     parse_elf(read_file(cubin), cubin);
-    write_file_atomic(job.prefix + ".res-usage.txt",
+    write_file_atomic(prefixed_file(job.prefix, FileKind::kResUsage),
                       run_cuobjdump(*c.tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin),
                       Durability::kRenamed);
-    write_file_atomic(job.prefix + ".tileir", run_tileirdisasm(*c.tc, job.bytecode), Durability::kRenamed);
+    write_file_atomic(prefixed_file(job.prefix, FileKind::kTileir), run_tileirdisasm(*c.tc, job.bytecode), Durability::kRenamed);
   } catch (const std::exception& e) {
     try {
       write_file_atomic(job.prefix + ".error", e.what(), Durability::kRenamed);
@@ -159,9 +160,9 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
   for (const auto& job : jobs) {
     if (fs::exists(job.prefix + ".error")) {
       out.left.push_back(fmt::format("{}: {}", job.entry->test, trim(read_file(job.prefix + ".error"))));
-    } else if (fs::exists(job.prefix + ".tileir")) {
+    } else if (fs::exists(prefixed_file(job.prefix, FileKind::kTileir))) {
       compiled.push_back(&job);
-      cubins.push_back(job.prefix + ".cubin");
+      cubins.push_back(prefixed_file(job.prefix, FileKind::kCubin));
     }
   }
   Disassembled done = disassemble_many(tc, cubins, cache.frames_dir());
@@ -173,7 +174,7 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
       out.left.push_back(fmt::format("{}: {}", job.entry->test, listings[i].error));
       continue;
     }
-    write_file_atomic(job.prefix + ".sass", *listings[i].listing, Durability::kRenamed);
+    write_file_atomic(prefixed_file(job.prefix, FileKind::kSass), *listings[i].listing, Durability::kRenamed);
     cache.store(job.key, artifact_paths(job.prefix));
     ++out.compiled;
     out.compile_seconds[job.entry->test] = std::stod(read_file(job.prefix + ".seconds"));

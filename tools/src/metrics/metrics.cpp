@@ -12,12 +12,6 @@ namespace tileperf {
 
 namespace {
 
-constexpr std::size_t kMaxNameLength = 200;
-
-bool is_name_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 template <typename T>
 T require(const nlohmann::json& j, const char* key, const std::string& filename) {
   if (!j.contains(key)) throw InputError(filename, 0, std::string("missing key '") + key + "'");
@@ -65,21 +59,10 @@ std::int64_t Metrics::get(const std::string& name) const {
   return it == values.end() ? 0 : it->second;
 }
 
-std::string name_problem(const std::string& name) {
-  if (name.empty() || name.size() > kMaxNameLength || !std::all_of(name.begin(), name.end(), is_name_char)) {
-    return "'" + name + "' must match [A-Za-z0-9_]+";
-  }
-  return "";
-}
-
-std::string arch_problem(const std::string& arch) {
-  std::size_t digits = 3;
-  while (digits < arch.size() && arch[digits] >= '0' && arch[digits] <= '9') ++digits;
-  std::size_t end = digits < arch.size() && arch[digits] >= 'a' && arch[digits] <= 'z' ? digits + 1 : digits;
-  if (arch.rfind("sm_", 0) != 0 || digits == 3 || digits > 8 || end != arch.size()) {
-    return "'" + arch + "' must look like sm_120";
-  }
-  return "";
+std::optional<TestId> parse_test_name(const std::string& name) {
+  auto parts = split(name, '.');
+  if (parts.size() != 4 || parts[0] != "perf") return std::nullopt;
+  return TestId{parts[1], parts[2], parts[3]};
 }
 
 void validate_test_id(const TestId& id) {

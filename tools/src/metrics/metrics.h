@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "support/json_input.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -22,6 +24,10 @@ struct TestId {
   std::string arch;
   std::string name() const { return "perf." + kernel + "." + config + "." + arch; }
 };
+
+// The parts of `name` ("perf.<kernel>.<config>.<arch>", as name() makes
+// it), or nullopt when it has other parts; validate_test_id checks them.
+std::optional<TestId> parse_test_name(const std::string& name);
 
 struct Metrics {
   TestId id;
@@ -65,10 +71,6 @@ std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& no
 
 // Validates names: [A-Za-z0-9_]+ for kernel and config, sm_<digits> for arch.
 void validate_test_id(const TestId& id);
-// The first problem with a kernel or config name ([A-Za-z0-9_]+, at most 200
-// characters) or an architecture (sm_<digits>, optional letter), or "".
-std::string name_problem(const std::string& name);
-std::string arch_problem(const std::string& arch);
 
 nlohmann::json to_json(const Metrics& m);
 std::string to_json_text(const Metrics& m);  // stable: sorted keys, 2-space indent, final newline

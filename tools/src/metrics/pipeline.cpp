@@ -16,6 +16,7 @@
 #include "readers/sass.h"
 #include "support/text.h"
 #include "readers/tileir.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -194,9 +195,9 @@ void check_cubin(const std::string& cubin) {
 ToolOutputs saved_tool_outputs(const std::string& prefix, const std::string& remarks) {
   ToolOutputs o;
   o.from_tools = true;
-  o.sass_name = prefix + ".sass";
-  o.res_usage_name = prefix + ".res-usage.txt";
-  o.tileir_name = prefix + ".tileir";
+  o.sass_name = prefixed_file(prefix, FileKind::kSass);
+  o.res_usage_name = prefixed_file(prefix, FileKind::kResUsage);
+  o.tileir_name = prefixed_file(prefix, FileKind::kTileir);
   o.remarks_name = remarks;
   o.sass_text = read_file(o.sass_name);
   o.res_usage_text = read_file(o.res_usage_name);
@@ -225,9 +226,9 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
   o.remarks_text = read_file(remarks);
   o.remarks_name = remarks;
   bool keep = !keep_prefix.empty();
-  o.sass_name = keep ? keep_prefix + ".sass" : "cuobjdump --dump-sass " + cubin;
-  o.res_usage_name = keep ? keep_prefix + ".res-usage.txt" : "cuobjdump -res-usage " + cubin;
-  o.tileir_name = keep ? keep_prefix + ".tileir" : "tileirdisasm " + bytecode;
+  o.sass_name = keep ? prefixed_file(keep_prefix, FileKind::kSass) : "cuobjdump --dump-sass " + cubin;
+  o.res_usage_name = keep ? prefixed_file(keep_prefix, FileKind::kResUsage) : "cuobjdump -res-usage " + cubin;
+  o.tileir_name = keep ? prefixed_file(keep_prefix, FileKind::kTileir) : "tileirdisasm " + bytecode;
   if (keep) {
     write_file_atomic(o.sass_name, o.sass_text, Durability::kRenamed);
     write_file_atomic(o.res_usage_name, o.res_usage_text, Durability::kRenamed);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "results/merge_review.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -209,12 +210,9 @@ namespace {
 // <prefix>.timeline.json beside <prefix>.result.json, when it is there;
 // `problem` says why one that is there cannot be read.
 nlohmann::json timeline_beside(const std::string& result_file, std::string& problem) {
-  const std::string suffix = ".result.json";
-  if (result_file.size() <= suffix.size() ||
-      result_file.compare(result_file.size() - suffix.size(), suffix.size(), suffix) != 0) {
-    return nullptr;
-  }
-  std::string path = result_file.substr(0, result_file.size() - suffix.size()) + ".timeline.json";
+  auto prefix = prefix_of(result_file, FileKind::kResult);
+  if (!prefix) return nullptr;
+  std::string path = prefixed_file(*prefix, FileKind::kTimeline);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return nullptr;
   try {

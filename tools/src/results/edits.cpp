@@ -9,6 +9,7 @@
 #include "support/error.h"
 #include "metrics/metrics.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -214,8 +215,8 @@ bool report_edits(const std::vector<EditExpectation>& edits, const std::string& 
     for (const auto& config : edit.configs) {
       for (const auto& arch : archs) {
         if (!edit.archs.empty() && std::find(edit.archs.begin(), edit.archs.end(), arch) == edit.archs.end()) continue;
-        std::string path = (std::filesystem::path(work_dir) / edit.name /
-                            (config + "." + arch + ".result.json")).string();
+        std::string path =
+            prefixed_file(test_prefix(work_dir + "/" + edit.name, config, arch), FileKind::kResult);
         auto result = read_result_if_any(path);
         EditVerdict v = judge_edit(edit, result.get());
         ++t.checks;

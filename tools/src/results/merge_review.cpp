@@ -12,6 +12,7 @@
 #include "gate/policy.h"
 #include "analysis/source_lines.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -26,9 +27,10 @@ std::set<std::string> baseline_files(const std::string& dir) {
   if (dir.empty()) return out;
   if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a folder of baselines");
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || !name.ends_with(".json") || name.ends_with(".detail.json")) continue;
-    out.insert(fs::relative(entry.path(), dir).generic_string());
+    std::string rel = fs::relative(entry.path(), dir).generic_string();
+    auto id = parse_relative_path(rel, true);
+    if (!entry.is_regular_file() || !id || id->kind != FileKind::kBaseline) continue;
+    out.insert(rel);
   }
   return out;
 }
@@ -115,20 +117,15 @@ Review make_review(const std::vector<TestResult>& results, const ReviewInputs& i
     }
   }
   for (const auto& r : results) {
-    fs::path file(r.file);
-    std::string name = file.filename().string();
-    if (r.file.empty() || !name.ends_with(".result.json")) {
-      ++review.unmeasured;
-      continue;
-    }
-    fs::path metrics_file = file.parent_path() / (name.substr(0, name.size() - 12) + ".metrics.json");
-    if (!fs::exists(metrics_file)) {
+    auto prefix = prefix_of(r.file, FileKind::kResult);
+    fs::path metrics_file = prefix ? prefixed_file(*prefix, FileKind::kMetrics) : "";
+    if (!prefix || !fs::exists(metrics_file)) {
       ++review.unmeasured;
       continue;
     }
     Metrics now = metrics_from_json(parse_json(read_file(metrics_file.string()), metrics_file.string()),
                                     metrics_file.string());
-    std::string rel = r.id.kernel + "/" + r.id.config + "." + r.id.arch + ".json";
+    std::string rel = relative_path({FileKind::kBaseline, r.id.kernel, r.id.config, r.id.arch});
     if (!base.count(rel)) {
       TestResult n;
       n.id = r.id;
