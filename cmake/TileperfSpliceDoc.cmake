@@ -27,8 +27,8 @@ if(current STREQUAL generated)
   return()
 endif()
 if(MODE STREQUAL "check")
-  message(FATAL_ERROR "${DOC}: the '${NAME}' section is out of date with the registrations; "
-    "regenerate it with: cmake --build <build-dir> --target update_readme")
+  message(FATAL_ERROR "${DOC}: the '${NAME}' section is out of date; "
+    "regenerate it with: cmake --build <build-dir> --target update_docs")
 endif()
 string(SUBSTRING "${doc}" 0 ${inner_start} head)
 string(SUBSTRING "${doc}" ${e} -1 tail)

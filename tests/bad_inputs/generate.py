@@ -126,7 +126,7 @@ entry = next(i for i, l in enumerate(tileir) if l.startswith("entry"))
 write("tileir/entry_in_region.tileir", "\n".join(tileir[:body] + [tileir[entry]] + tileir[body:]))
 
 # --- metrics and baselines (compare)
-base = json.loads((top / "tests" / "cli" / "baseline.json").read_text())
+base = json.loads((top / "tests" / "compare" / "baseline.json").read_text())
 
 
 def metrics(name, change):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the commands of the CI templates in ci/ against a consumer project (a
-# copy of tests/consumer in a git repository of its own whose main branch
+# copy of tests/consumer/project in a git repository of its own whose main branch
 # holds baselines and whose branch `feature` changes one), job by job, each in
 # a fresh clone as a CI runner has it: the gate's three shards, then the report
 # over what they kept, then the comment scripts.
@@ -56,7 +56,7 @@ echo "$ref" >"$prefix/tileperf-ref"
 # (filling a result cache, as main's gate leaves one); `feature` changes one.
 project=$work/project
 origin=$work/origin.git
-cp -r "$TILEPERF_SOURCE/tests/consumer" "$project"
+cp -r "$TILEPERF_SOURCE/tests/consumer/project" "$project"
 rm -f "$project/check.sh"
 cp "$prefix/share/tileperf/requirements.txt" "$project/requirements-perf.txt"
 quiet cmake -S "$project" -B "$work/build-main" -DCMAKE_PREFIX_PATH="$prefix" -DTILEPERF_PYTHON="$TILEPERF_PYTHON"

@@ -45,8 +45,7 @@ step_install() {
   rm -rf "$WORK"
   mkdir -p "$WORK"
   quiet cmake --install "$TILEPERF_BUILD" --prefix "$WORK/prefix"
-  cp -r "$TILEPERF_SOURCE/tests/consumer" "$src"
-  rm -f "$src/check.sh"
+  cp -r "$TILEPERF_SOURCE/tests/consumer/project" "$src"
   quiet cmake -S "$src" -B "$build" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
     -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
   grep -q "tileperf_DIR:PATH=$WORK/prefix/" "$build/CMakeCache.txt" ||

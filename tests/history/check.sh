@@ -113,7 +113,7 @@ step_repo() {
   mkdir -p "$WORK/commits" "$repo/kernels"
   quiet cmake --install "$TILEPERF_BUILD" --prefix "$WORK/prefix"
   git init -q "$repo"
-  cp "$TILEPERF_SOURCE/tests/consumer/kernels/scale.py" "$repo/kernels/"
+  cp "$TILEPERF_SOURCE/tests/consumer/project/kernels/scale.py" "$repo/kernels/"
   cat >"$repo/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.25)
 project(history_consumer NONE)

@@ -41,7 +41,7 @@ step_install() {
   fi
   quiet cmake --install "$TILEPERF_BUILD" --prefix "$WORK/prefix"
   cp -r "$TILEPERF_SOURCE/tests/library" "$src"
-  rm -f "$src/check.sh"
+  rm -f "$src/check.sh" "$src/CMakeLists.txt"
   configure "$src" "$build"
   local expected actual
   # compile.batch is registered with the first perf test.

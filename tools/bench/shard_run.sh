@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A team's cache across CI shards, measured here: nginx with its WebDAV
-# module on loopback (the README's recipe, without tokens) stands for the
+# module on loopback (the recipe of docs/guide/cache.md, without tokens) stands for the
 # team's server, local shards for the runners.
 #   main    a cold gate on an empty server, writing back (TILEPERF_CACHE_WRITE=1)
 #   mr      KERNEL edited (a line inserted above its code, so that each of its

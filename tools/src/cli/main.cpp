@@ -45,6 +45,7 @@ const Subcommand kSubcommands[] = {
     {"history", "each metric's values over the baselines' git log: changes, bumps, tuning, drift", run_history},
     {"bisect", "the first commit that moved one test's metric or verdict, built in a worktree of its own",
      run_bisect},
+    {"states", "the states a test ends in, with exit codes and CTest's result, as a Markdown table", run_states},
 };
 
 void print_help() {

@@ -30,7 +30,6 @@
 include_guard(GLOBAL)
 
 set(_TILEPERF_APPLY_PATCH "${CMAKE_CURRENT_LIST_DIR}/ApplyPatch.cmake")
-set(TILEPERF_SELFTEST_DIR "${CMAKE_BINARY_DIR}/tileperf-selftest")
 # What each edit expects, read by `tileperf check --edit` and `tileperf edit-report`.
 set(_TILEPERF_EDITS_MANIFEST "${TILEPERF_SELFTEST_DIR}/edits.json")
 find_program(TILEPERF_PATCH patch REQUIRED)
@@ -201,7 +200,7 @@ function(tileperf_add_edit_tests)
   add_test(NAME mutants.wrong_expectation_fails
     COMMAND "${CMAKE_COMMAND}" -DEXPECT_EXIT=3
       "-DEXPECT_OUTPUT=FAIL mutant gelu_exact_tanh \\(expect: local.bytes\\)\n      f16_1024.sm_120: escaped \\(local.bytes neither over its limit nor in a broken check; state regressed\\)"
-      -P "${CMAKE_CURRENT_SOURCE_DIR}/cmake/ExpectRun.cmake" --
+      -P "${TILEPERF_EXPECT_RUN}" --
       $<TARGET_FILE:tileperf> edit-report --manifest "${wrong}"
       --work-dir "${TILEPERF_SELFTEST_DIR}" --archs "${archs}")
   set_tests_properties(mutants.wrong_expectation_fails PROPERTIES

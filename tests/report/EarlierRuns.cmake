@@ -8,7 +8,7 @@ cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/run" "${WORK}/shard")
 
-include("${CMAKE_CURRENT_LIST_DIR}/Step.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Step.cmake")
 function(run want_regex)
   step("tileperf ${ARGN}" 0 "${want_regex}" "${TILEPERF}" ${ARGN})
 endfunction()

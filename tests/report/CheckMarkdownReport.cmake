@@ -15,7 +15,7 @@ if(NOT CMARK)
   message("cmark-gfm not found: install Debian's cmark-gfm to render the Markdown")
   return()
 endif()
-include("${CMAKE_CURRENT_LIST_DIR}/Chromium.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Chromium.cmake")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 execute_process(COMMAND "${TILEPERF}" report "${RESULTS}" --markdown "${OUT}/report.md"

@@ -11,7 +11,7 @@ cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/run/gelu" "${WORK}/head/gelu" "${WORK}/base/gelu")
 
-include("${CMAKE_CURRENT_LIST_DIR}/Step.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Step.cmake")
 function(tileperf want_exit)
   step("tileperf ${ARGN}" "${want_exit}" "" "${TILEPERF}" ${ARGN})
   set(output "${out}" PARENT_SCOPE)

@@ -11,7 +11,7 @@ if(NOT CHROMIUM)
   message("chromium not found: install Debian's chromium to render the report")
   return()
 endif()
-include("${CMAKE_CURRENT_LIST_DIR}/Chromium.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Chromium.cmake")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}/base" "${OUT}/edit")
 # One test of each: the results and the timelines beside them.

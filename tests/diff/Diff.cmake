@@ -11,7 +11,7 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(ENV{TILEPERF_UPDATE_BASELINES} "")
 
-include("${CMAKE_CURRENT_LIST_DIR}/Step.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Step.cmake")
 
 # compile(<side> <kernel> <config> <arch> <bytecode>): the test's files in <side>/<kernel>/.
 function(compile side kernel config arch bytecode)

@@ -8,7 +8,7 @@ if(NOT CHROMIUM)
   message("chromium not found: install Debian's chromium to render the report")
   return()
 endif()
-include("${CMAKE_CURRENT_LIST_DIR}/Chromium.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Chromium.cmake")
 file(MAKE_DIRECTORY "${OUT}")
 execute_process(COMMAND "${TILEPERF}" report "${RESULTS}" --html "${OUT}/report.html"
   RESULT_VARIABLE rc)
