@@ -1,5 +1,5 @@
 // The ELF reader on any bytes: headers, sections, symbols, sizes.
-#include "elf.h"
+#include "readers/elf.h"
 #include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

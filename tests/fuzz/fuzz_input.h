@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "error.h"
+#include "support/error.h"
 
 namespace tileperf::fuzz {
 

@@ -1,7 +1,7 @@
 // The DWARF line table (.debug_line) of any ELF file, with its relocations.
-#include "elf.h"
+#include "readers/elf.h"
 #include "fuzz_input.h"
-#include "line_table.h"
+#include "readers/line_table.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

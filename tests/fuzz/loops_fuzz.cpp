@@ -1,10 +1,10 @@
 // Control-flow graphs, loops and loop metrics of any listing that parses.
 #include <sstream>
 
-#include "cfg.h"
+#include "analysis/cfg.h"
 #include "fuzz_input.h"
-#include "loops.h"
-#include "sass.h"
+#include "analysis/loops.h"
+#include "readers/sass.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

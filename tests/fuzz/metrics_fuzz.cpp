@@ -1,7 +1,7 @@
 // Metrics files and baselines, and a comparison of one with itself.
-#include "compare.h"
+#include "gate/compare.h"
 #include "fuzz_input.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

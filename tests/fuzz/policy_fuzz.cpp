@@ -1,7 +1,7 @@
 // Policy files (checks/*.json): rules, tolerances, invariants, applied.
 #include "fuzz_input.h"
-#include "metrics.h"
-#include "policy.h"
+#include "metrics/metrics.h"
+#include "gate/policy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

@@ -1,7 +1,7 @@
 // tileiras's YAML remarks, their metrics and notes.
 #include "fuzz_input.h"
-#include "pipeline.h"
-#include "remarks.h"
+#include "metrics/pipeline.h"
+#include "readers/remarks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

@@ -1,7 +1,7 @@
 // Result files (*.result.json) as summary and report read them.
 #include "fuzz_input.h"
-#include "report_formats.h"
-#include "result.h"
+#include "report/formats.h"
+#include "results/result.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

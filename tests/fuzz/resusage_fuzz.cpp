@@ -2,7 +2,7 @@
 #include <sstream>
 
 #include "fuzz_input.h"
-#include "resusage.h"
+#include "readers/resusage.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

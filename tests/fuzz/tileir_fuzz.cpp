@@ -1,6 +1,6 @@
 // `tileirdisasm` output.
 #include "fuzz_input.h"
-#include "tileir.h"
+#include "readers/tileir.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

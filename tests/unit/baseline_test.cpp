@@ -7,10 +7,10 @@
 #include <numeric>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "elf.h"
+#include "gate/baseline.h"
+#include "readers/elf.h"
 #include "fixtures.h"
-#include "source_lines.h"
+#include "analysis/source_lines.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "compile_batch.h"
-#include "ctest_selection.h"
-#include "error.h"
-#include "states.h"
+#include "metrics/compile_batch.h"
+#include "toolchain/ctest_selection.h"
+#include "support/error.h"
+#include "gate/states.h"
 
 using namespace tileperf;
 

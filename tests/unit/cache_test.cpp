@@ -9,12 +9,12 @@
 #include <fstream>
 #include <vector>
 
-#include "cache.h"
-#include "error.h"
-#include "http.h"
-#include "remote_cache.h"
-#include "sha256.h"
-#include "text.h"
+#include "toolchain/cache.h"
+#include "support/error.h"
+#include "support/http.h"
+#include "toolchain/remote_cache.h"
+#include "support/sha256.h"
+#include "support/text.h"
 
 using namespace tileperf;
 namespace fs = std::filesystem;

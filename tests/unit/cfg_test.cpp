@@ -3,10 +3,10 @@
 #define BOOST_TEST_MODULE cfg
 #include <boost/test/unit_test.hpp>
 
-#include "cfg.h"
+#include "analysis/cfg.h"
 #include "fixtures.h"
-#include "isa.h"
-#include "sass.h"
+#include "analysis/isa.h"
+#include "readers/sass.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

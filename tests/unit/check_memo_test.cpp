@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "check_memo.h"
-#include "sha256.h"
-#include "text.h"
+#include "gate/check_memo.h"
+#include "support/sha256.h"
+#include "support/text.h"
 
 using namespace tileperf;
 namespace fs = std::filesystem;

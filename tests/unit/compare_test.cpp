@@ -3,8 +3,8 @@
 
 #include <limits>
 
-#include "compare.h"
-#include "report.h"
+#include "gate/compare.h"
+#include "report/comparison_text.h"
 
 using namespace tileperf;
 

@@ -10,8 +10,8 @@
 #include <set>
 
 #include "fixtures.h"
-#include "isa.h"
-#include "sass.h"
+#include "analysis/isa.h"
+#include "readers/sass.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -2,8 +2,8 @@
 #define BOOST_TEST_MODULE cost_model
 #include <boost/test/unit_test.hpp>
 
-#include "cost_model.h"
-#include "isa.h"
+#include "analysis/cost_model.h"
+#include "analysis/isa.h"
 
 using namespace tileperf;
 

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "disasm_batch.h"
-#include "error.h"
-#include "metrics.h"
-#include "pipeline.h"
-#include "sass.h"
-#include "text.h"
-#include "toolchain.h"
+#include "metrics/disasm_batch.h"
+#include "support/error.h"
+#include "metrics/metrics.h"
+#include "metrics/pipeline.h"
+#include "readers/sass.h"
+#include "support/text.h"
+#include "toolchain/toolchain.h"
 #include "real_tools.h"
 
 using namespace tileperf;

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "text.h"
-#include "toolchain.h"
+#include "support/error.h"
+#include "support/text.h"
+#include "toolchain/toolchain.h"
 #include "real_tools.h"
 
 using namespace tileperf;

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "edits.h"
-#include "error.h"
+#include "results/edits.h"
+#include "support/error.h"
 #include "fixtures.h"
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -3,9 +3,9 @@
 
 #include <cstring>
 
-#include "elf.h"
+#include "readers/elf.h"
 #include "fixtures.h"
-#include "sass.h"
+#include "readers/sass.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

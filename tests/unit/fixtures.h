@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "sass.h"
-#include "text.h"
+#include "support/error.h"
+#include "readers/sass.h"
+#include "support/text.h"
 
 namespace tileperf::testing {
 

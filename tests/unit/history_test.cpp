@@ -8,15 +8,15 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "bisect.h"
-#include "error.h"
-#include "git.h"
-#include "history.h"
-#include "history_report.h"
-#include "policy.h"
-#include "sha256.h"
-#include "text.h"
+#include "gate/baseline.h"
+#include "gate/bisect.h"
+#include "support/error.h"
+#include "toolchain/git.h"
+#include "gate/history.h"
+#include "report/history_report.h"
+#include "gate/policy.h"
+#include "support/sha256.h"
+#include "support/text.h"
 
 using namespace tileperf;
 namespace fs = std::filesystem;

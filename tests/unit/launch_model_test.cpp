@@ -8,18 +8,18 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compare.h"
-#include "elf.h"
+#include "gate/compare.h"
+#include "readers/elf.h"
 #include "fixtures.h"
-#include "json_input.h"
-#include "launch_model.h"
-#include "line_table.h"
-#include "loops.h"
-#include "metrics.h"
-#include "pipeline.h"
-#include "resusage.h"
-#include "timeline.h"
-#include "warps.h"
+#include "support/json_input.h"
+#include "analysis/launch_model.h"
+#include "readers/line_table.h"
+#include "analysis/loops.h"
+#include "metrics/metrics.h"
+#include "metrics/pipeline.h"
+#include "readers/resusage.h"
+#include "analysis/timeline.h"
+#include "analysis/warps.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

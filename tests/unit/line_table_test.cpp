@@ -2,13 +2,12 @@
 #define BOOST_TEST_MODULE line_table
 #include <boost/test/unit_test.hpp>
 
-#include <filesystem>
 
-#include "cfg.h"
-#include "elf.h"
+#include "analysis/cfg.h"
+#include "readers/elf.h"
 #include "fixtures.h"
-#include "line_table.h"
-#include "sass.h"
+#include "readers/line_table.h"
+#include "readers/sass.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;
@@ -23,10 +22,6 @@ LineTable table_of(const std::string& cubin_name) {
 SassListing listing_of(const std::string& name) {
   std::istringstream in(fixture(name));
   return parse_sass(in, name);
-}
-
-std::string file_name(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
 }
 
 }  // namespace

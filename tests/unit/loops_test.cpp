@@ -5,14 +5,14 @@
 
 #include <cmath>
 
-#include "elf.h"
+#include "readers/elf.h"
 #include "fixtures.h"
-#include "json_input.h"
-#include "launch_model.h"
-#include "line_table.h"
-#include "loops.h"
-#include "metrics.h"
-#include "pipeline.h"
+#include "support/json_input.h"
+#include "analysis/launch_model.h"
+#include "readers/line_table.h"
+#include "analysis/loops.h"
+#include "metrics/metrics.h"
+#include "metrics/pipeline.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -1,12 +1,12 @@
 #define BOOST_TEST_MODULE metrics
 #include <boost/test/unit_test.hpp>
 
-#include "elf.h"
-#include "extract.h"
+#include "readers/elf.h"
+#include "metrics/extract.h"
 #include "fixtures.h"
-#include "metrics.h"
-#include "resusage.h"
-#include "sass.h"
+#include "metrics/metrics.h"
+#include "readers/resusage.h"
+#include "readers/sass.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -3,10 +3,10 @@
 
 #include <filesystem>
 
-#include "error.h"
-#include "metrics.h"
-#include "policy.h"
-#include "text.h"
+#include "support/error.h"
+#include "metrics/metrics.h"
+#include "gate/policy.h"
+#include "support/text.h"
 
 using namespace tileperf;
 namespace fs = std::filesystem;

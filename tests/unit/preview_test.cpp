@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "preview.h"
+#include "report/toolchain_preview.h"
 
 using namespace tileperf;
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "text.h"
-#include "toolchain.h"
+#include "support/text.h"
+#include "toolchain/toolchain.h"
 
 namespace tileperf::testing {
 

@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures.h"
-#include "remarks.h"
+#include "readers/remarks.h"
 
 #include <regex>
 #include <set>

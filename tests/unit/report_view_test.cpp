@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "report_formats.h"
-#include "report_view.h"
+#include "report/formats.h"
+#include "report/view.h"
 
 using namespace tileperf;
 

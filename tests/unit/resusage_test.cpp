@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures.h"
-#include "resusage.h"
+#include "readers/resusage.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "fixtures.h"
-#include "sass_diff.h"
+#include "analysis/sass_diff.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures.h"
-#include "sass.h"
+#include "readers/sass.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -2,7 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures.h"
-#include "tileir.h"
+#include "readers/tileir.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

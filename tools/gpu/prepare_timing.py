@@ -44,7 +44,7 @@ from cuda.tile.compilation import export_kernel  # noqa: E402
 import gate_launch as gl  # noqa: E402
 from tileperf_dump import get_config, load_kernel_module  # noqa: E402
 
-# tools/src/toolchain.cpp tileiras_flags(), then --remarks-output-file=<file>
+# tools/src/toolchain/toolchain.cpp tileiras_flags(), then --remarks-output-file=<file>
 TILEIRAS_FLAGS = ["-O3", "--lineinfo", "--remark-format=yaml", "--remarks=all"]
 
 

@@ -1,0 +1,469 @@
+#include "analysis/launch_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "analysis/cost_model.h"
+#include "analysis/isa.h"
+#include "support/json_input.h"
+
+namespace tileperf {
+
+namespace {
+
+// The H200 (sm_90) row is measured: tools/gpu/calibrate.sh, whose output is
+// tools/bench/h200_calibration.json (NVIDIA H200, driver 580, SM clock
+// 1.98 GHz; unit.launch_model_test checks this table against it).
+// Latencies in SM cycles: global load 675 (a dependent chain over 2 GiB;
+// 482 from L2, where spills go that L1 cannot hold), shared 29, SHFL 30,
+// MUFU 23, BAR.SYNC of 8 warps 75, a TMA (bulk) load 357 + 8.85 per KiB
+// (392 for 4 KiB, 498 for 16 KiB), a TMA store 78 + 32 per KiB (206, 590).
+// A warpgroup MMA's tensor-core time: 1682 MACs per cycle (dependent
+// 64x128x64 and 64x64x64 steps in 309 and 157 cycles); its results are
+// taken as usable when it ends: the replay of the chain that adds outside
+// the MMA (its own SASS, tools/bench/h200_mma/) already takes 535 and 315
+// cycles per step against 503 and 290 measured, and that of the chain
+// through the accumulator 312 and 156 against 309 and 157
+// (tools/bench/mma_latency.py).
+// Rates: DRAM 4578 GB/s read (bulk copies; 4480 with loads), 4252 written,
+// 3979 copied; L2 8717 GB/s (bulk copies, two blocks per SM: the most any
+// microbenchmark reached; the shipped GEMM moves 10.2 TB/s through L2, so
+// the L2 term errs high); launch 5.4 us between events; 79 ns per block an
+// SM starts; cuBLAS fp16 753 TFLOP/s = 1441 MACs per clock per SM. Per
+// clock per SM FFMA 113, IMAD 63, LOP3/SHF 61, MUFU 16, DFMA 63, conversions
+// 32: the CUDA guide's 128, 64, 64, 16, 64, 16 (F2I; I2F on the ALU) less
+// the microbenchmark loop's own instructions, so the pipes use the guide's.
+// Not measured, and guesses: constant-cache and S2R latency (taken as 29
+// and 20), conversions 15, any other scoreboard 20, a store's operand read
+// 10, register MMA (HMMA) 32, one warp memory instruction per clock per SM
+// (the microbenchmark reached 0.6, limited by its own issue).
+//
+// sm_100 and sm_120 are derived, not measured: SM counts, clocks, memory
+// and tensor rates from the B200 and RTX PRO 6000 Blackwell datasheets,
+// the bandwidths derated by the H200's measured fraction of its datasheet
+// (read 0.954, write 0.886, copy 0.829 of 4.8 TB/s), tensor rates by its
+// cuBLAS fraction (0.761), L2 bandwidth as the H200's bytes per SM and
+// clock, latencies and launch costs the H200's.
+Latencies hopper_latencies() {
+  Latencies l;
+  l.global_load = 675;
+  l.shared = 29;
+  l.constant = 29;
+  l.special_register = 20;
+  l.mufu = 23;
+  l.shuffle = 30;
+  l.convert = 15;
+  l.other = 20;
+  l.operand_read = 10;
+  l.barrier = 75;
+  l.tma_load = 357;
+  l.tma_load_per_kib = 8.85;
+  l.tma_store = 78;
+  l.tma_store_per_kib = 32;
+  l.mma_macs_per_cycle = 1682;
+  l.mma_result = 0;
+  l.register_mma = 32;
+  return l;
+}
+
+Latencies blackwell_latencies(double mma_scale) {
+  Latencies l = hopper_latencies();
+  l.mma_macs_per_cycle *= mma_scale;
+  return l;
+}
+
+const std::vector<ArchSpec>& table() {
+  static const std::vector<ArchSpec> rows = {
+      {"sm_90", "NVIDIA H200 SXM", "measured on the lent H200 (tools/bench/h200_calibration.json)", 132, 1.98,
+       4578, 4252, 3979, 8717, 65536, 2048, 32, 233472, 1024, 262144, 482, 5.4, 79, 1441, 1, hopper_latencies()},
+      {"sm_100", "NVIDIA B200", "derived: B200 datasheet (148 SMs, 1.965 GHz, 8 TB/s, 2.25 PFLOP/s fp16) x the H200's measured fractions",
+       148, 1.965, 7630, 7090, 6630, 9690, 65536, 2048, 32, 233472, 1024, 262144, 482, 5.4, 79, 2940, 1,
+       blackwell_latencies(2.0)},
+      {"sm_120", "NVIDIA RTX PRO 6000 Blackwell", "derived: RTX PRO 6000 datasheet (188 SMs, 2.617 GHz, 1.79 TB/s, 504 TFLOP/s fp16) x the H200's measured fractions",
+       188, 2.617, 1708, 1586, 1484, 16500, 65536, 1536, 32, 102400, 1024, 131072, 482, 5.4, 79, 390, 1,
+       blackwell_latencies(0.25)},
+  };
+  return rows;
+}
+
+constexpr double kRegisterUnit = 256;   // registers per warp are allocated in units of 256
+constexpr double kSchedulers = 4;       // warp instructions issued per clock per SM
+constexpr double kL1Bytes = 128;        // L1/shared bytes per clock per SM
+
+// Cycles of one warp instruction on its pipe, per SM.
+void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t macs_hint, double weight,
+               std::map<std::string, double>& pipes) {
+  const ArchRates& r = model.rates();
+  const std::string& op = insn.opcode;
+  pipes["issue"] += weight / kSchedulers;
+  auto add = [&](const char* pipe, double cycles) { pipes[pipe] += weight * cycles; };
+  switch (op_class(op)) {
+    // Two datapaths: the FMA pipe (FFMA, FMUL, FADD, HFMA2 at the FP32
+    // rate; IMAD at the integer rate: ptxas moves integer adds there too)
+    // and the ALU pipe (IADD3, LOP3, SHF, ISETP, MOV, ... at the integer rate).
+    case OpClass::kFp32: add("fma", kWarpLanes / r.fp32); break;
+    case OpClass::kFp32x2: add("fma", 2 * kWarpLanes / r.fp32); break;
+    case OpClass::kFp16: add("fma", 2 * kWarpLanes / r.fp16); break;
+    case OpClass::kPack: add("alu", kWarpLanes / r.pack); break;
+    case OpClass::kInteger: add(base_opcode(op) == "IMAD" ? "fma" : "alu", kWarpLanes / r.integer); break;
+    case OpClass::kBitCount: add("mufu", kWarpLanes / r.bitcount); break;
+    case OpClass::kFp64: add("fp64", kWarpLanes / r.fp64); break;
+    case OpClass::kMufu: add("mufu", kWarpLanes / r.mufu); break;
+    case OpClass::kConvert: add("mufu", kWarpLanes / r.convert); break;
+    case OpClass::kConvert64: add("fp64", kWarpLanes / r.convert64); break;
+    case OpClass::kShuffle: add("lsu", kWarpLanes / r.shuffle); break;
+    case OpClass::kTensor: {
+      double macs = static_cast<double>(mma_shape_macs(op));
+      if (macs == 0) macs = static_cast<double>(macs_hint);
+      std::string_view base = base_opcode(op);
+      // A warpgroup MMA is one product issued by each of its four warps.
+      if (base.size() > 3 && base.substr(base.size() - 4) == "GMMA") macs /= 4;
+      pipes["tensor_macs"] += weight * macs * (has_modifier(op, "TF32") ? 2 : 1) /
+                              ((base[0] == 'I' || base[0] == 'Q') ? 2 : 1);
+      break;
+    }
+    case OpClass::kLoad:
+    case OpClass::kStore: {
+      std::string_view base = base_opcode(op);
+      if (base == "LDC" || base == "LDCU") break;
+      add("lsu", std::max(1.0, kWarpLanes * access_bytes(op) / kL1Bytes));
+      break;
+    }
+    default: break;
+  }
+}
+
+bool is_global_access(const std::string& op) {
+  std::string_view base = base_opcode(op);
+  return base == "LDG" || base == "STG" || base == "LD" || base == "ST" || base == "ATOM" || base == "ATOMG" ||
+         base == "RED" || base == "REDG";
+}
+
+// Per grid block: tile bytes loaded and stored, times how often each
+// operation runs (the declared trips of the `for` lines around it).
+void tile_traffic(const LaunchInputs& in, LaunchEstimate& e) {
+  auto trips_of = [&](const TileMemoryOp& m, int line) -> double {
+    if (in.problem) {
+      for (const auto& d : in.problem->trips) {
+        bool same_file = d.file.empty() || m.file.empty() ||
+                         d.file.substr(d.file.find_last_of('/') + 1) == m.file.substr(m.file.find_last_of('/') + 1);
+        if (same_file && std::find(d.lines.begin(), d.lines.end(), line) != d.lines.end()) {
+          return static_cast<double>(d.trips);
+        }
+      }
+    }
+    return static_cast<double>(kAssumedTrips);
+  };
+  for (const auto& m : in.tileir->memory) {
+    double runs = 1;
+    for (int line : m.loops) runs *= trips_of(m, line);
+    if (m.in_unknown_loop) runs *= static_cast<double>(kAssumedTrips);
+    (m.store ? e.tile_store_bytes : e.tile_load_bytes) += static_cast<double>(m.bytes) * runs;
+  }
+}
+
+// Local-memory loads and stores of the SASS, bytes per CTA.
+double local_traffic(const LaunchInputs& in) {
+  double bytes = 0;
+  for (const auto& f : *in.flows) {
+    for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
+      double weight = f.runs[b] * warp_count(f.warps[b]);
+      for (std::size_t i = f.graph.blocks[b].begin; i < f.graph.blocks[b].end; ++i) {
+        std::string_view base = base_opcode(f.graph.instruction(i).opcode);
+        if (base == "LDL" || base == "STL") bytes += weight * kWarpLanes * access_bytes(f.graph.instruction(i).opcode);
+      }
+    }
+  }
+  return bytes;
+}
+
+// Without the TileIR: the global loads and stores of the SASS, per CTA.
+void sass_traffic(const LaunchInputs& in, LaunchEstimate& e) {
+  for (const auto& f : *in.flows) {
+    for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
+      double weight = f.runs[b] * warp_count(f.warps[b]);
+      for (std::size_t i = f.graph.blocks[b].begin; i < f.graph.blocks[b].end; ++i) {
+        const auto& insn = f.graph.instruction(i);
+        if (!is_global_access(insn.opcode)) continue;
+        double bytes = weight * kWarpLanes * access_bytes(insn.opcode);
+        (op_class(insn.opcode) == OpClass::kStore ? e.tile_store_bytes : e.tile_load_bytes) += bytes;
+      }
+    }
+  }
+  e.tile_load_bytes *= static_cast<double>(e.cluster);
+  e.tile_store_bytes *= static_cast<double>(e.cluster);
+  e.notes.push_back("no TileIR: memory traffic from the SASS's global loads and stores only (TMA copies not "
+                    "counted)");
+}
+
+void occupancy(const LaunchInputs& in, LaunchEstimate& e) {
+  const ArchSpec& s = *e.spec;
+  double regs_per_warp = std::ceil(static_cast<double>(std::max<std::int64_t>(in.registers, 1)) * kWarpLanes /
+                                   kRegisterUnit) * kRegisterUnit;
+  std::map<std::string, std::int64_t> limits = {
+      {"registers", static_cast<std::int64_t>(static_cast<double>(s.registers) / (regs_per_warp * static_cast<double>(e.warps)))},
+      // tileiras places a kernel's shared memory after the 1 KB the system
+      // reserves per block (its base is 0x400), so SHARED counts it already.
+      {"shared", s.shared / std::max(in.shared_bytes, s.reserved_shared)},
+      {"threads", s.max_threads / (e.warps * 32)},
+      {"blocks", s.max_blocks}};
+  e.resident = s.max_blocks;
+  e.occupancy_limit = "blocks";
+  for (const auto& [what, n] : limits) {
+    if (n < e.resident) {
+      e.resident = n;
+      e.occupancy_limit = what;
+    }
+  }
+  if (e.resident < 1) {
+    e.notes.push_back(fmt::format("the block does not fit an SM of {} ({} limits it): taken as one per SM",
+                                  s.arch, e.occupancy_limit));
+    e.resident = 1;
+  }
+}
+
+void throughput(const LaunchInputs& in, LaunchEstimate& e) {
+  CostModel model(in.listing->arch, in.tensor_macs_hint);
+  for (const auto& f : *in.flows) {
+    for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
+      double weight = f.runs[b] * warp_count(f.warps[b]);
+      if (weight <= 0) continue;
+      for (std::size_t i = f.graph.blocks[b].begin; i < f.graph.blocks[b].end; ++i) {
+        const auto& insn = f.graph.instruction(i);
+        if (!never_executes(insn)) add_pipes(insn, model, in.tensor_macs_hint, weight, e.pipes);
+      }
+    }
+  }
+  if (auto it = e.pipes.find("tensor_macs"); it != e.pipes.end()) {
+    e.pipes["tensor"] = it->second / e.spec->tensor_macs;
+    e.pipes.erase(it);
+  }
+  if (auto it = e.pipes.find("lsu"); it != e.pipes.end()) it->second /= e.spec->lsu_per_clock;
+  e.pipes["dispatch"] = e.spec->dispatch_ns * e.spec->clock_ghz;
+  for (const auto& [pipe, cycles] : e.pipes) {
+    if (cycles > e.throughput_cycles) {
+      e.throughput_cycles = cycles;
+      e.busiest_pipe = pipe;
+    }
+  }
+}
+
+// The exponent of the p-norm that combines the waves, DRAM and L2 terms
+// (chosen on the corpus mutants, before the validation edits were timed;
+// p = 1 would add the terms, p -> infinity is the roofline's maximum).
+constexpr double kOverlapNorm = 3.0;
+
+void combine(LaunchEstimate& e) {
+  const ArchSpec& s = *e.spec;
+  double slots = static_cast<double>(s.sms) * static_cast<double>(e.resident);
+  double ctas = static_cast<double>(e.ctas);
+  e.waves = static_cast<std::int64_t>(std::ceil(ctas / slots));
+  double full = std::max(0.0, static_cast<double>(e.waves - 1));
+  double last = ctas - full * slots;  // CTAs of the last wave
+  double last_per_sm = std::ceil(last / static_cast<double>(s.sms));
+  double latency = e.latency_cycles + e.pipes["dispatch"];
+  auto wave = [&](double per_sm) { return std::max(per_sm * e.throughput_cycles, latency); };
+  double cycles = full * wave(static_cast<double>(e.resident)) + wave(last_per_sm);
+  double us_per_cycle = 1e-3 / s.clock_ghz;
+  e.waves_us = cycles * us_per_cycle;
+  e.latency_bound_us = (full + 1) * latency * us_per_cycle;
+  e.throughput_bound_us = (full * static_cast<double>(e.resident) + last_per_sm) * e.throughput_cycles * us_per_cycle;
+  double reads = e.dram_bytes * e.tile_load_bytes / std::max(1.0, e.tile_load_bytes + e.tile_store_bytes);
+  double writes = e.dram_bytes - reads;
+  e.dram_us = std::max({reads / s.dram_read_gbs, writes / s.dram_write_gbs, e.dram_bytes / s.dram_copy_gbs}) * 1e-3;
+  e.l2_us = e.l2_bytes / s.l2_gbs * 1e-3;
+  e.launch_us = s.launch_us;
+  double busiest = std::max({e.waves_us, e.dram_us, e.l2_us});
+  // Roofline-style, but the SMs' work and the memory system's do not
+  // overlap perfectly: the terms combine as a p-norm, which is the largest
+  // alone when one dominates and exceeds it when they are close.
+  const double p = kOverlapNorm;
+  e.total_us = e.launch_us + std::pow(std::pow(e.waves_us, p) + std::pow(e.dram_us, p) + std::pow(e.l2_us, p), 1 / p);
+  if (e.launch_us >= busiest) {
+    e.limit = "launch";
+  } else if (busiest == e.dram_us) {
+    e.limit = "dram";
+  } else if (busiest == e.l2_us) {
+    e.limit = "l2";
+  } else {
+    e.limit = e.latency_bound_us >= e.throughput_bound_us ? "latency" : e.busiest_pipe;
+  }
+}
+
+std::int64_t ns(double us) { return std::llround(std::max(0.0, us) * 1e3); }
+
+std::int64_t bounded(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= static_cast<double>(kMaxCount)) return kMaxCount;
+  return std::llround(v);
+}
+
+}  // namespace
+
+const std::vector<ArchSpec>& arch_table() { return table(); }
+
+const ArchSpec& arch_spec(std::string_view arch) {
+  int want = arch_number(arch);
+  const ArchSpec* best = &table().front();
+  for (const auto& row : table()) {
+    if (arch_number(row.arch) <= want) best = &row;
+  }
+  return *best;
+}
+
+LaunchEstimate estimate_launch(const LaunchInputs& in) {
+  LaunchEstimate e;
+  e.spec = &arch_spec(in.listing->arch);
+  e.threads = in.attributes.threads_per_block();
+  if (e.threads <= 0) {
+    e.threads = 128;
+    e.notes.push_back("the cubin names no threads per block (EIATTR_REQNTID): taken as 128");
+  }
+  e.warps = (e.threads + 31) / 32;
+  e.cluster = in.attributes.cluster_size();
+  e.blocks = in.problem && in.problem->blocks > 0 ? in.problem->blocks : 1;
+  e.ctas = e.blocks * e.cluster;
+  occupancy(in, e);
+  throughput(in, e);
+  // Spills live in L1 while the resident CTAs' frames fit beside their
+  // shared memory; beyond that they come from L2, at its latency and
+  // through its bandwidth.
+  Latencies latency = e.spec->latency;
+  for (const auto& [name, value] : in.latency_overrides) set_latency(latency, name, value);
+  double l1 = static_cast<double>(e.spec->l1_and_shared -
+                                  e.resident * std::max(in.shared_bytes, e.spec->reserved_shared));
+  double frames = static_cast<double>(in.spill_bytes * e.threads * e.resident);
+  bool spills_to_l2 = in.spill_bytes > 0 && frames > l1;
+  if (!in.latency_overrides.count("local")) latency.local = spills_to_l2 ? e.spec->l2_latency : latency.shared;
+  if (spills_to_l2) {
+    e.spill_traffic = local_traffic(in);
+    e.notes.push_back(fmt::format("{} bytes of spills per thread: {:.0f} KB for {} resident CTA(s) do not fit the "
+                                  "{:.0f} KB of L1 beside their shared memory: spills come from L2",
+                                  in.spill_bytes, frames / 1024, e.resident, std::max(0.0, l1) / 1024));
+  }
+  TimelineInputs t{in.listing, in.flows, in.loops, in.lines, in.tileir, latency, in.tensor_macs_hint, true};
+  e.timeline = replay_block(t);
+  e.latency_cycles = e.timeline.cycles;
+  if (in.loops->main >= 0) {
+    auto it = e.timeline.loops.find(static_cast<std::size_t>(in.loops->main));
+    e.overlap = it == e.timeline.loops.end() ? 1 : loop_overlap(it->second);
+  }
+  if (!in.keep_events) {
+    for (auto it = e.timeline.loops.begin(); it != e.timeline.loops.end();) {
+      it = static_cast<int>(it->first) == in.loops->main ? std::next(it) : e.timeline.loops.erase(it);
+    }
+  }
+  if (in.tileir && !in.tileir->memory.empty()) {
+    tile_traffic(in, e);
+  } else {
+    sass_traffic(in, e);
+  }
+  double blocks = static_cast<double>(e.blocks);
+  e.l2_bytes = (e.tile_load_bytes + e.tile_store_bytes) * blocks + e.spill_traffic * static_cast<double>(e.ctas);
+  e.floor_bytes = in.problem ? static_cast<double>(in.problem->floor_bytes) : 0;
+  e.dram_bytes = e.floor_bytes > 0 ? std::min(e.l2_bytes, e.floor_bytes) : e.l2_bytes;
+  if (in.problem && !in.problem->floor_unknown.empty()) e.notes.push_back("no floor on the bytes: " + in.problem->floor_unknown);
+  combine(e);
+  return e;
+}
+
+namespace {
+
+bool is_memory_copy(const std::string& op) {
+  std::string_view base = base_opcode(op);
+  return is_global_access(op) || base == "UTMALDG" || base == "LDGSTS" || op.rfind("UBLKCP.S.G", 0) == 0;
+}
+
+}  // namespace
+
+double loop_overlap(const LoopTimeline& loop) {
+  int steady = 0;
+  for (const auto& ev : loop.events) steady = std::max(steady, ev.iteration);
+  steady = std::min(steady, 1);  // the middle of three replays: both neighbours overlap it
+  double in_flight = 0, exposed = 0;
+  for (const auto& ev : loop.events) {
+    if (ev.iteration != steady) continue;
+    if (ev.waited_for_memory) exposed += ev.waited;
+    if (ev.done > ev.issue && !ev.opcode.empty() && is_memory_copy(ev.opcode) &&
+        op_class(ev.opcode) != OpClass::kStore) {
+      in_flight += ev.done - ev.issue;
+    }
+  }
+  if (in_flight <= 0) return 1;
+  return std::clamp(1 - exposed / in_flight, 0.0, 1.0);
+}
+
+std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e) {
+  std::map<std::string, std::int64_t> m;
+  if (e.overlap >= 0) m["loop.main.overlap_pct"] = std::llround(100 * e.overlap);
+  m["cost.time_ns"] = ns(e.total_us);
+  m["cost.term.waves_ns"] = ns(e.waves_us);
+  m["cost.term.latency_ns"] = ns(e.latency_bound_us);
+  m["cost.term.throughput_ns"] = ns(e.throughput_bound_us);
+  m["cost.term.dram_ns"] = ns(e.dram_us);
+  m["cost.term.l2_ns"] = ns(e.l2_us);
+  m["cost.term.launch_ns"] = ns(e.launch_us);
+  m["cost.limit." + e.limit] = 1;
+  m["cost.dram_pct"] = e.total_us > 0 ? std::llround(100 * e.dram_us / e.total_us) : 0;
+  m["cost.block.latency_cycles"] = bounded(e.latency_cycles);
+  m["cost.block.throughput_cycles"] = bounded(e.throughput_cycles);
+  m["launch.threads"] = e.threads;
+  m["launch.cluster"] = e.cluster;
+  m["launch.ctas"] = e.ctas;
+  m["launch.blocks_per_sm"] = e.resident;
+  m["launch.waves"] = e.waves;
+  m["launch.occupancy_pct"] =
+      std::llround(100.0 * static_cast<double>(e.resident * e.warps * 32) / static_cast<double>(e.spec->max_threads));
+  m["launch.occupancy_limit." + e.occupancy_limit] = 1;
+  m["launch.bytes.l2"] = bounded(e.l2_bytes);
+  m["launch.bytes.dram"] = bounded(e.dram_bytes);
+  m["launch.bytes.floor"] = bounded(e.floor_bytes);
+  return m;
+}
+
+namespace {
+
+std::string format_us(double us) {
+  if (us >= 1000) return fmt::format("{:.2f} ms", us / 1000);
+  return fmt::format("{:.1f} us", us);
+}
+
+std::string limit_text(const std::string& limit) {
+  if (limit == "dram") return "DRAM-bound";
+  if (limit == "l2") return "L2-bound";
+  if (limit == "launch") return "launch-bound";
+  if (limit == "latency") return "latency-bound";
+  return limit + "-bound";
+}
+
+std::string describe(double total_us, const std::string& limit, std::int64_t resident, const std::string& by,
+                     std::int64_t waves, double dram_us, double l2_us) {
+  auto pct = [&](double us) { return total_us > 0 ? static_cast<int>(std::lround(100 * us / total_us)) : 0; };
+  return fmt::format("est. {}, {}: {} block(s)/SM ({}), {} wave(s), DRAM {}% busy, L2 {}%", format_us(total_us),
+                     limit_text(limit), resident, by, waves, pct(dram_us), pct(l2_us));
+}
+
+}  // namespace
+
+std::string describe_launch(const LaunchEstimate& e) {
+  return describe(e.total_us, e.limit, e.resident, e.occupancy_limit, e.waves, e.dram_us, e.l2_us);
+}
+
+std::string describe_launch(const std::map<std::string, std::int64_t>& m) {
+  auto get = [&](const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? std::int64_t(0) : it->second;
+  };
+  if (!m.count("cost.time_ns")) return "";
+  auto named = [&](const std::string& prefix) {
+    auto it = m.lower_bound(prefix);
+    return it != m.end() && it->first.rfind(prefix, 0) == 0 ? it->first.substr(prefix.size()) : std::string("?");
+  };
+  return describe(static_cast<double>(get("cost.time_ns")) / 1e3, named("cost.limit."), get("launch.blocks_per_sm"),
+                  named("launch.occupancy_limit."), get("launch.waves"),
+                  static_cast<double>(get("cost.term.dram_ns")) / 1e3, static_cast<double>(get("cost.term.l2_ns")) / 1e3);
+}
+
+}  // namespace tileperf

@@ -1,0 +1,127 @@
+// The launch-level model: how long a launch of the configuration's problem
+// takes on an architecture, and which term limits it.
+//
+//   resident blocks per SM   from registers, shared memory, threads per
+//                            block and the architecture's limits (an
+//                            occupancy hint shows in the registers)
+//   CTAs, waves              the problem's blocks times the cluster size,
+//                            over SMs x resident blocks
+//   throughput per CTA       the busiest pipe of one SM (issue, FP/INT ALU,
+//                            MUFU/conversions, fp64, load/store, tensor
+//                            cores, block dispatch) over the instructions
+//                            each warp runs, times how often
+//   latency per CTA          one block alone on an SM: the replay of each
+//                            warp role's schedule (timeline.h)
+//   a wave                   max(resident CTAs x throughput, latency):
+//                            resident warps hide latency up to the pipes'
+//                            limit
+//   memory                   tile bytes loaded and stored (TileIR), against
+//                            L2 bandwidth; the smaller of those and the
+//                            problem's arrays (the floor) against DRAM
+//   a launch                 launch overhead + max(waves, DRAM, L2)
+//
+// Every constant is in the architecture table of launch_model.cpp, with
+// whether it was measured on the H200 (tools/gpu/calibrate.sh) or derived.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "readers/elf.h"
+#include "readers/line_table.h"
+#include "analysis/loops.h"
+#include "readers/sass.h"
+#include "readers/tileir.h"
+#include "analysis/timeline.h"
+
+namespace tileperf {
+
+struct ArchSpec {
+  std::string_view arch;    // "sm_90"
+  std::string_view part;    // the GPU whose figures these are
+  std::string_view source;  // measured or derived, and from what
+  int sms = 0;
+  double clock_ghz = 0;
+  double dram_read_gbs = 0, dram_write_gbs = 0, dram_copy_gbs = 0, l2_gbs = 0;
+  std::int64_t registers = 0, max_threads = 0, max_blocks = 0;   // per SM
+  std::int64_t shared = 0, reserved_shared = 0;                   // bytes per SM, reserved per block
+  std::int64_t l1_and_shared = 0;                                 // bytes of the SM's unified L1 and shared memory
+  double l2_latency = 0;                                          // cycles: where spills go when L1 cannot hold them
+  double launch_us = 0;          // an empty launch between CUDA events
+  double dispatch_ns = 0;        // what each block costs its SM to start
+  double tensor_macs = 0;        // dense fp16 MACs per clock per SM, as a large GEMM achieves them
+  double lsu_per_clock = 0;      // warp memory instructions per clock per SM
+  Latencies latency;
+};
+
+// The row for `arch` ("sm_90a" -> sm_90); the nearest row below it when
+// there is none.
+const ArchSpec& arch_spec(std::string_view arch);
+const std::vector<ArchSpec>& arch_table();
+
+struct LaunchInputs {
+  const SassListing* listing = nullptr;
+  const std::vector<FunctionFlow>* flows = nullptr;
+  const LoopReport* loops = nullptr;
+  const LineTable* lines = nullptr;
+  const TileIrStats* tileir = nullptr;   // null: bytes from the SASS loads and stores
+  const Problem* problem = nullptr;      // null: one block
+  KernelAttributes attributes;
+  std::int64_t registers = 0, shared_bytes = 0;
+  std::int64_t spill_bytes = 0;          // per thread: local memory and stack frame
+  std::int64_t tensor_macs_hint = 0;
+  bool keep_events = false;  // keep every loop's replay in the estimate (the main loop's is always made)
+  // Latencies set by name over the architecture's (tileperf loops --latency):
+  // what-if, and the replay of microbenchmarks that derives a constant.
+  std::map<std::string, double> latency_overrides;
+};
+
+struct LaunchEstimate {
+  const ArchSpec* spec = nullptr;
+  std::int64_t threads = 0, warps = 0, cluster = 1, blocks = 1, ctas = 1;
+  std::int64_t resident = 0;             // CTAs per SM
+  std::string occupancy_limit;           // registers, shared, threads, blocks
+  std::int64_t waves = 0;
+  double tile_load_bytes = 0, tile_store_bytes = 0;  // per block (grid block, a cluster's tile)
+  double l2_bytes = 0, dram_bytes = 0, floor_bytes = 0;
+  double spill_traffic = 0;              // local-memory bytes per CTA that go to L2 (0 when L1 holds the spills)
+  std::map<std::string, double> pipes;   // cycles per CTA on each pipe
+  std::string busiest_pipe;
+  double throughput_cycles = 0;          // per CTA: the busiest pipe
+  double latency_cycles = 0;             // per CTA alone on an SM
+  double waves_us = 0, dram_us = 0, l2_us = 0, launch_us = 0, total_us = 0;
+  double latency_bound_us = 0, throughput_bound_us = 0;  // the waves with one term alone
+  std::string limit;                     // latency, dram, l2, launch, or the busiest pipe
+  // Of the main loop's memory latency in one steady iteration (global loads
+  // and copies its warps issue, from issue to done), the part not waited
+  // for: 1 when loads overlap the loop's work, near 0 for load, wait,
+  // compute; 1 when the loop's own warps load nothing (another role's
+  // pipeline feeds it); -1 without a main loop.
+  double overlap = -1;
+  BlockTimeline timeline;
+  std::vector<std::string> notes;
+};
+
+LaunchEstimate estimate_launch(const LaunchInputs& in);
+
+// cost.time_ns (gated), loop.main.overlap_pct (gated), cost.term.*_ns, cost.limit.<term>, cost.dram_pct,
+// cost.block.latency_cycles, cost.block.throughput_cycles, launch.threads,
+// launch.cluster, launch.ctas, launch.blocks_per_sm, launch.waves,
+// launch.occupancy_pct, launch.occupancy_limit.<what>, launch.bytes.{l2,dram,floor}.
+std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e);
+
+// The overlap of one loop's replay (see LaunchEstimate::overlap).
+double loop_overlap(const LoopTimeline& loop);
+
+// One line: "est. 352 us, latency-bound: 1 block/SM (registers), 249 waves,
+// DRAM 9% busy, L2 6%".
+std::string describe_launch(const LaunchEstimate& e);
+
+// The same from a metrics map (what a result or baseline keeps); "" when
+// the metrics have no estimate.
+std::string describe_launch(const std::map<std::string, std::int64_t>& metrics);
+
+}  // namespace tileperf

@@ -1,0 +1,457 @@
+#include "analysis/loops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analysis/cfg.h"
+#include "analysis/isa.h"
+#include "support/json_input.h"
+#include "support/text.h"
+
+namespace tileperf {
+
+namespace {
+
+using Index = std::size_t;
+
+bool same_file(const std::string& a, const std::string& b) {
+  return a == b || file_name(a) == file_name(b);
+}
+
+std::vector<Index> instructions_of(const FunctionGraph& g, const std::vector<Index>& blocks) {
+  std::vector<Index> out;
+  for (Index b : blocks) {
+    for (Index i = g.blocks[b].begin; i < g.blocks[b].end; ++i) out.push_back(i);
+  }
+  return out;
+}
+
+// Whether `line` is one of the declared loop lines, inlined (at any depth)
+// at one of the declared call sites when the declaration names some.
+bool declares(const TripDeclaration& decl, const SourceLine& line) {
+  auto at_call = [&](const std::pair<std::string, int>& site) {
+    return std::any_of(line.calls.begin(), line.calls.end(), [&](const auto& c) {
+      return c.second == site.second && same_file(c.first, site.first);
+    });
+  };
+  return same_file(line.file, decl.file) &&
+         std::find(decl.lines.begin(), decl.lines.end(), line.line) != decl.lines.end() &&
+         (decl.calls.empty() || std::any_of(decl.calls.begin(), decl.calls.end(), at_call));
+}
+
+// The trip count of a loop: the declaration of the `for` line that its back
+// edges (the branches closing the loop) come from; else the declaration
+// whose lines hold the most of the loop's own instructions; else the
+// assumption.
+void assign_trips(LoopInfo& info, const FunctionGraph& g, const Loop& loop,
+                  const std::vector<Index>& own, const LoopOptions& o) {
+  info.trips = kAssumedTrips;
+  info.trips_from = "assumed";
+  if (!o.problem || !o.lines) return;
+  auto line_of = [&](Index i) { return o.lines->find(g.function->name, g.instruction(i).address); };
+  for (const auto& decl : o.problem->trips) {
+    for (Index latch : loop.latches) {
+      auto line = line_of(g.blocks[latch].end - 1);
+      if (line && declares(decl, *line)) {
+        info.trips = decl.trips;
+        info.trips_from = decl.key;
+        return;
+      }
+    }
+  }
+  std::size_t best = 0;
+  for (const auto& decl : o.problem->trips) {
+    std::size_t hits = 0;
+    for (Index i : instructions_of(g, own)) {
+      auto line = line_of(i);
+      hits += line && declares(decl, *line);
+    }
+    if (hits > best) {
+      best = hits;
+      info.trips = decl.trips;
+      info.trips_from = decl.key;
+    }
+  }
+}
+
+// The source lines of a body: the range within its most frequent file.
+std::optional<LineRange> body_lines(const FunctionGraph& g, const std::vector<Index>& insns,
+                                    const LineTable* table) {
+  if (!table) return std::nullopt;
+  std::map<std::string, std::vector<int>> by_file;
+  for (Index i : insns) {
+    if (auto line = table->find(g.function->name, g.instruction(i).address)) {
+      by_file[line->file].push_back(line->line);
+    }
+  }
+  const std::vector<int>* best = nullptr;
+  const std::string* best_file = nullptr;
+  for (const auto& [file, lines] : by_file) {
+    if (!best || lines.size() > best->size()) {
+      best = &lines;
+      best_file = &file;
+    }
+  }
+  if (!best) return std::nullopt;
+  auto [lo, hi] = std::minmax_element(best->begin(), best->end());
+  return LineRange{*best_file, *lo, *hi};
+}
+
+class FunctionAnalysis {
+ public:
+  FunctionAnalysis(const SassFunction& fn, const CostModel& model, const LoopOptions& o,
+                   LoopReport& report)
+      : g_(build_graph(fn)), model_(model), o_(o), report_(report) {
+    warps_ = o.warps > 0 ? warp_masks(g_, o.warps) : std::vector<WarpMask>(g_.blocks.size(), 1);
+  }
+
+  void run() {
+    first_loop_ = report_.loops.size();
+    for (Index l = 0; l < g_.loops.size(); ++l) report_.loops.push_back(describe(l));
+    for (Index l = 0; l < g_.loops.size(); ++l) {
+      int parent = g_.loops[l].parent;
+      report_.loops[first_loop_ + l].parent = parent < 0 ? -1 : static_cast<int>(first_loop_) + parent;
+    }
+    assign_routines();
+    report_.block_cost += routine_cost(0);
+    for (Index l = 0; l < g_.loops.size(); ++l) {
+      LoopInfo& info = report_.loops[first_loop_ + l];
+      for (Index b : body(l)) {
+        double c = 0;
+        for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) c += instruction_cost(i);
+        info.cost += c;
+        info.warps |= warps_[b];
+        info.work += c * block_runs(b) * warp_count(warps_[b]);
+      }
+      info.runs = block_runs(g_.loops[l].header);
+    }
+    report_.backward_non_loop_edges += static_cast<std::int64_t>(g_.backward_non_loop_edges);
+    for (const auto& b : g_.blocks) report_.unknown_branches += b.unknown_successors ? 1 : 0;
+  }
+
+  // Hands over the graph and each block's runs and warps.
+  FunctionFlow take_flow() {
+    FunctionFlow f;
+    f.runs.resize(g_.blocks.size());
+    for (Index b = 0; b < g_.blocks.size(); ++b) f.runs[b] = warps_[b] ? block_runs(b) : 0;
+    f.warps = warps_;
+    f.first_loop = first_loop_;
+    f.graph = std::move(g_);
+    return f;
+  }
+
+ private:
+  std::vector<Index> body(Index loop) const {
+    std::vector<Index> out;
+    for (Index b : g_.own_blocks(loop)) {
+      if (!g_.cold[b]) out.push_back(b);
+    }
+    return out;
+  }
+
+  double instruction_cost(Index i) {
+    const auto& insn = g_.instruction(i);
+    double c = model_.cycles(insn);
+    if (flow(insn) == Flow::kCall && !never_executes(insn) && !slow_path_call(i)) {
+      auto target = branch_target(insn);
+      auto entry = target ? entry_at(*target) : std::nullopt;
+      if (entry) {
+        c += routine_cost(*entry);
+      } else {
+        note(fmt::format("{}: call at {:#06x} to an address outside the function is not costed",
+                         g_.function->name, insn.address));
+      }
+    }
+    return c;
+  }
+
+  LoopInfo describe(Index l) {
+    const Loop& loop = g_.loops[l];
+    LoopInfo info;
+    info.function = g_.function->name;
+    info.begin = g_.block_address(loop.header);
+    for (Index b : loop.blocks) {
+      if (!g_.cold[b] || loop.spin) info.end = std::max(info.end, g_.block_end_address(b));
+    }
+    info.depth = loop.depth;
+    info.spin = loop.spin;
+    info.allocation_retry = loop.allocation_retry;
+    auto own = g_.own_blocks(l);
+    if (!loop.spin) assign_trips(info, g_, loop, own, o_);
+    if (loop.allocation_retry) {
+      info.trips = 1;  // the first try succeeds
+      info.trips_from = "retry";
+    }
+    // A retry loop is cold as a whole: describe all of it.
+    auto insns = instructions_of(g_, loop.spin ? loop.blocks : body(l));
+    for (Index i : insns) {
+      const auto& insn = g_.instruction(i);
+      OpClass c = op_class(insn.opcode);
+      ++info.instructions;
+      info.stall_cycles += insn.control.stall;
+      info.waits += insn.control.waits() ? 1 : 0;
+      info.mma += c == OpClass::kTensor;
+      info.mufu += c == OpClass::kMufu;
+      info.loads += c == OpClass::kLoad;
+      info.stores += c == OpClass::kStore;
+      info.async_copies += c == OpClass::kAsyncCopy;
+      info.fp64 += c == OpClass::kFp64 || c == OpClass::kConvert64;
+      ++info.opcodes[insn.opcode];
+    }
+    info.lines = body_lines(g_, insns, o_.lines);
+    return info;
+  }
+
+  std::optional<Index> entry_at(std::uint64_t address) const {
+    for (Index e : g_.entries) {
+      if (g_.block_address(e) == address) return e;
+    }
+    return std::nullopt;
+  }
+
+  // Each block belongs to the first entry (function entry, then call
+  // targets) that reaches it.
+  void assign_routines() {
+    routine_of_.assign(g_.blocks.size(), -1);
+    for (Index e : g_.entries) {
+      std::vector<Index> work{e};
+      while (!work.empty()) {
+        Index b = work.back();
+        work.pop_back();
+        if (routine_of_[b] >= 0) continue;
+        routine_of_[b] = static_cast<int>(e);
+        for (Index s : g_.blocks[b].successors) work.push_back(s);
+      }
+    }
+  }
+
+  // How often a block runs per run of its routine: the trips of the loops
+  // around it; 0 on cold paths.
+  double weight(Index b) const {
+    if (g_.cold[b]) return 0;
+    double w = 1;
+    for (int l = g_.innermost_loop[b]; l >= 0; l = g_.loops[static_cast<Index>(l)].parent) {
+      w *= static_cast<double>(report_.loops[first_loop_ + static_cast<Index>(l)].trips);
+    }
+    return w;
+  }
+
+  // A call the code around it branches over unless a check fails (FCHK,
+  // then `@!P0 BRA` past the call of an IEEE division's slow path; a
+  // predicated call): taken never to run.
+  bool slow_path_call(Index i) const {
+    const auto& insn = g_.instruction(i);
+    if (!always_executes(insn)) return true;
+    Index b = 0;
+    while (b + 1 < g_.blocks.size() && g_.blocks[b].end <= i) ++b;
+    const auto& preds = g_.blocks[b].predecessors;
+    return !preds.empty() && std::all_of(preds.begin(), preds.end(), [&](Index p) {
+      const auto& last = g_.instruction(g_.blocks[p].end - 1);
+      return p + 1 == b && flow(last) == Flow::kBranch && conditional(last);
+    });
+  }
+
+  // How often the routine that starts at `entry` runs in a launch of one
+  // block: once for the function's entry, else once per run of each call
+  // that targets it.
+  double routine_runs(Index entry) {
+    if (entry == g_.entries.front()) return 1;
+    if (auto it = routine_runs_.find(entry); it != routine_runs_.end()) return it->second;
+    routine_runs_[entry] = 0;  // a recursive call adds nothing more
+    double runs = 0;
+    for (Index b = 0; b < g_.blocks.size(); ++b) {
+      for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) {
+        const auto& insn = g_.instruction(i);
+        if (flow(insn) != Flow::kCall || never_executes(insn) || slow_path_call(i)) continue;
+        auto target = branch_target(insn);
+        if (target && g_.block_address(entry) == *target) runs += block_runs(b);
+      }
+    }
+    routine_runs_[entry] = runs;
+    return runs;
+  }
+
+  double block_runs(Index b) {
+    int routine = routine_of_.empty() ? -1 : routine_of_[b];
+    if (routine < 0) return 0;
+    return weight(b) * routine_runs(static_cast<Index>(routine));
+  }
+
+  double routine_cost(Index entry) {
+    if (auto it = routine_costs_.find(entry); it != routine_costs_.end()) return it->second;
+    if (!in_progress_.insert(entry).second) {
+      note(fmt::format("{}: recursive call to {:#06x} is costed once", g_.function->name,
+                       g_.block_address(entry)));
+      return 0;
+    }
+    double total = 0;
+    for (Index b = 0; b < g_.blocks.size(); ++b) {
+      if (routine_of_[b] != static_cast<int>(entry)) continue;
+      double w = weight(b);
+      if (w == 0) continue;
+      double block = 0;
+      for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) block += instruction_cost(i);
+      total += w * block;
+    }
+    in_progress_.erase(entry);
+    routine_costs_[entry] = total;
+    return total;
+  }
+
+  void note(const std::string& text) {
+    if (std::find(report_.notes.begin(), report_.notes.end(), text) == report_.notes.end()) {
+      report_.notes.push_back(text);
+    }
+  }
+
+  FunctionGraph g_;
+  const CostModel& model_;
+  const LoopOptions& o_;
+  LoopReport& report_;
+  Index first_loop_ = 0;
+  std::vector<int> routine_of_;
+  std::vector<WarpMask> warps_;
+  std::map<Index, double> routine_costs_;
+  std::map<Index, double> routine_runs_;
+  std::set<Index> in_progress_;
+};
+
+// The main loop: the most work (cost x runs x warps), then deepest, then
+// largest, then first.
+int choose_main(const std::vector<LoopInfo>& loops) {
+  int best = -1;
+  auto key = [](const LoopInfo& l) { return std::make_tuple(l.work, l.depth, l.instructions); };
+  for (std::size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i].spin) continue;
+    if (best < 0 || key(loops[i]) > key(loops[static_cast<std::size_t>(best)])) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+void note_unmatched_trips(LoopReport& report, const LoopOptions& o) {
+  if (!o.problem) return;
+  for (const auto& decl : o.problem->trips) {
+    bool used = std::any_of(report.loops.begin(), report.loops.end(),
+                            [&](const LoopInfo& l) { return l.trips_from == decl.key; });
+    if (!used) {
+      report.notes.push_back(fmt::format(
+          "declared trips of loop '{}' ({} lines {}) match no compiled loop{}", decl.key,
+          file_name(decl.file), fmt::join(decl.lines, ","),
+          o.lines && !o.lines->empty() ? "" : " (the cubin has no line table)"));
+    }
+  }
+}
+
+}  // namespace
+
+LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
+                         std::vector<FunctionFlow>* flows) {
+  LoopReport report;
+  report.arch = listing.arch;
+  CostModel model(listing.arch, options.tensor_macs_hint);
+  for (const auto& fn : listing.functions) {
+    FunctionAnalysis analysis(fn, model, options, report);
+    analysis.run();
+    if (flows) flows->push_back(analysis.take_flow());
+    for (std::size_t i = 0; i < fn.padding_begin; ++i) {
+      report.unclassified += op_class(fn.instructions[i].opcode) == OpClass::kOther;
+    }
+  }
+  report.main = choose_main(report.loops);
+  note_unmatched_trips(report, options);
+  return report;
+}
+
+namespace {
+
+// A cost estimate as a metric: rounded, and held at kMaxCount (a problem of
+// 2^40 blocks with deep loops can go past it) so that it stays a count.
+std::int64_t cost_metric(double cycles) {
+  if (!(cycles > 0)) return 0;
+  if (cycles >= static_cast<double>(kMaxCount)) return kMaxCount;
+  return std::llround(cycles);
+}
+
+}  // namespace
+
+std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem) {
+  std::map<std::string, std::int64_t> m;
+  std::int64_t count = 0, spin = 0, depth = 0;
+  LoopInfo all;  // every loop body but the retry loops', summed
+  for (const auto& l : report.loops) {
+    if (l.spin) {
+      ++spin;
+      continue;
+    }
+    ++count;
+    depth = std::max<std::int64_t>(depth, l.depth);
+    all.stall_cycles += l.stall_cycles;
+    all.instructions += l.instructions;
+    all.waits += l.waits;
+    all.mma += l.mma;
+    all.mufu += l.mufu;
+    all.loads += l.loads;
+    all.stores += l.stores;
+    all.async_copies += l.async_copies;
+    all.fp64 += l.fp64;
+  }
+  m["loop.count"] = count;
+  m["loop.spin"] = spin;
+  m["loop.max_depth"] = depth;
+  auto body_metrics = [&m](const std::string& prefix, const LoopInfo& l) {
+    m[prefix + "ii"] = l.stall_cycles;
+    m[prefix + "instructions"] = l.instructions;
+    m[prefix + "waits"] = l.waits;
+    m[prefix + "mma"] = l.mma;
+    m[prefix + "mufu"] = l.mufu;
+    m[prefix + "loads"] = l.loads;
+    m[prefix + "stores"] = l.stores;
+    m[prefix + "async_copies"] = l.async_copies;
+    m[prefix + "fp64"] = l.fp64;
+  };
+  body_metrics("loop.all.", all);
+  if (report.main >= 0) {
+    const LoopInfo& main = report.loops[static_cast<std::size_t>(report.main)];
+    body_metrics("loop.main.", main);
+    m["loop.main.depth"] = main.depth;
+    m["loop.main.trips"] = main.trips;
+    m["loop.main.cost"] = cost_metric(main.cost);
+    for (const auto& [op, n] : main.opcodes) m["loop.main.opcode." + op] = n;
+  }
+  m["cost.block"] = cost_metric(report.block_cost);
+  std::int64_t blocks = problem && problem->blocks > 0 ? problem->blocks : 1;
+  m["cost.launch"] = cost_metric(report.block_cost * static_cast<double>(blocks));
+  m["cost.unclassified"] = report.unclassified;
+  return m;
+}
+
+// The loop whose picture goes beside the main loop's: the one with the
+// most copies issued by warps that do not run the main loop (the producer of
+// a warp-specialised pipeline), if any.
+int producer_loop(const LoopReport& r) {
+  if (r.main < 0) return -1;
+  WarpMask consumers = r.loops[static_cast<std::size_t>(r.main)].warps;
+  int best = -1;
+  for (std::size_t i = 0; i < r.loops.size(); ++i) {
+    const LoopInfo& l = r.loops[i];
+    if (l.spin || static_cast<int>(i) == r.main || (l.warps & consumers) != 0 || l.async_copies == 0) continue;
+    if (best < 0 || l.async_copies > r.loops[static_cast<std::size_t>(best)].async_copies) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+std::string loop_name(const LoopInfo& l) {
+  return fmt::format("{:#06x}-{:#06x}", l.begin, l.end);
+}
+
+std::string format_lines(const LineRange& lines) {
+  std::string name = file_name(lines.file);
+  if (lines.first == lines.last) return fmt::format("{}:{}", name, lines.first);
+  return fmt::format("{}:{}-{}", name, lines.first, lines.last);
+}
+
+}  // namespace tileperf

@@ -1,0 +1,134 @@
+// Loop-level schedule metrics and the static cost estimate of a kernel.
+//
+// Every function of a listing gets a control-flow graph (cfg.h). Each
+// natural loop is measured over its *body*: its blocks outside nested loops
+// and outside the cold retry paths of barrier waits. The main loop is a
+// documented, deterministic choice: among the loops that are not retry
+// loops (of a barrier wait or of a register allocation), the one that does
+// the most work in a launch of one block: the cost of its body times how
+// often the body runs (its trips, those of the loops around it and the calls
+// of its subroutine) times the warps that run it (warps.h); ties go to the
+// deeper loop, then to the larger body, then to the lower address.
+//
+// The cost estimate weights every instruction by the cost model
+// (cost_model.h) and by how often it runs per block: the product of the
+// trip counts of the loops around it (declared by the configuration's
+// Problem, else kAssumedTrips each), times the calls of its subroutine.
+// Cold retry paths run zero times.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/cfg.h"
+#include "analysis/cost_model.h"
+#include "readers/line_table.h"
+#include "readers/sass.h"
+#include "analysis/warps.h"
+
+namespace tileperf {
+
+// A trip count the configuration declares for the `for` loops at `lines` of `file`.
+struct TripDeclaration {
+  std::string key;  // as written: "k", "j#2", "helper.j@2"
+  std::string file;
+  std::vector<int> lines;
+  std::int64_t trips = 0;
+  // Only where the loop's function is inlined at one of these call sites
+  // (file, line); every call site when empty.
+  std::vector<std::pair<std::string, int>> calls;
+};
+
+// The launch a configuration stands for (the dump record's "problem").
+struct Problem {
+  std::vector<std::int64_t> grid;
+  std::int64_t blocks = 0;
+  std::vector<TripDeclaration> trips;
+  // The bytes of the arrays the launch passes (each read or written once:
+  // the floor on its memory traffic), 0 when not known, and why not.
+  std::int64_t floor_bytes = 0;
+  std::string floor_unknown;
+};
+
+struct LineRange {
+  std::string file;
+  int first = 0, last = 0;
+};
+
+struct LoopInfo {
+  std::string function;
+  std::uint64_t begin = 0, end = 0;  // header address, last address of its hot (not cold) blocks
+  int parent = -1;                   // index in LoopReport::loops
+  int depth = 1;
+  bool spin = false;                 // retry loop: of a barrier wait, or of a register allocation
+  bool allocation_retry = false;     // ... of a register allocation (runs once, not cold)
+  std::int64_t trips = 0;            // per execution of the loop
+  std::string trips_from;            // the declaration's key, or "assumed"
+  WarpMask warps = 0;                // the warps of a block that run its body
+  double runs = 0;                   // iterations of the body per block: trips times what runs it
+  double work = 0;                   // cost x runs x warps: what the main loop is chosen by
+  // The body: blocks outside nested loops and cold paths.
+  std::int64_t instructions = 0;
+  std::int64_t stall_cycles = 0;     // sum of the compiler's stall counts: loop.*.ii
+  std::int64_t waits = 0;            // instructions that wait on a scoreboard
+  std::int64_t mma = 0, mufu = 0, loads = 0, stores = 0, async_copies = 0, fp64 = 0;
+  double cost = 0;                   // cost model cycles of one iteration of the body
+  std::map<std::string, std::int64_t> opcodes;
+  std::optional<LineRange> lines;    // source lines of the body, in the kernel's file
+};
+
+struct LoopReport {
+  std::string arch;
+  std::vector<LoopInfo> loops;       // by function, then address
+  int main = -1;                     // index of the main loop, -1: no loop
+  double block_cost = 0;             // cost model cycles per block (every function)
+  std::int64_t unclassified = 0;     // instructions the cost model knows no class of
+  std::int64_t backward_non_loop_edges = 0;
+  std::int64_t unknown_branches = 0; // blocks ending in an indirect branch
+  std::vector<std::string> notes;    // declared trips that matched no loop, ...
+};
+
+struct LoopOptions {
+  const LineTable* lines = nullptr;   // source lines, when the cubin has them
+  const Problem* problem = nullptr;   // declared trips and grid
+  std::int64_t tensor_macs_hint = 0;  // see CostModel
+  int warps = 0;                      // warps per block (threads / 32), 0 when not known
+};
+
+// What the launch model needs of each function: its graph, how often each
+// block runs in a launch of one block (0 on cold paths and where no warp
+// goes) and which warps run it.
+struct FunctionFlow {
+  FunctionGraph graph;
+  std::vector<double> runs;
+  std::vector<WarpMask> warps;
+  std::size_t first_loop = 0;  // its loops' first index in LoopReport::loops
+};
+
+// With `flows`, also hands over each function's flow (the graphs point
+// into `listing`).
+LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
+                         std::vector<FunctionFlow>* flows = nullptr);
+
+// loop.count, loop.spin, loop.max_depth, loop.main.* (the main loop's
+// body), loop.all.* (every loop body but the retry loops', summed: the
+// producer loop of a warp-specialised pipeline too), cost.block,
+// cost.launch (per-block cost times the problem's blocks; one block
+// without a problem), cost.unclassified.
+std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem);
+
+// The loop drawn beside the main loop: the one with the most copies
+// issued by warps that do not run the main loop (the producer of a
+// warp-specialised pipeline); -1 when there is none.
+int producer_loop(const LoopReport& r);
+
+// "0x0b10-0x0f60": a loop by its addresses.
+std::string loop_name(const LoopInfo& l);
+
+// "matmul.py:35-38" (the file name without its folder).
+std::string format_lines(const LineRange& lines);
+
+}  // namespace tileperf

@@ -1,0 +1,55 @@
+// Instructions per source line: how many SASS instructions the line table
+// attributes to each line of the kernel's sources, which lines gained or
+// lost instructions against a baseline, and the text of those lines.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "readers/line_table.h"
+#include "readers/sass.h"
+
+namespace tileperf {
+
+// "gelu.py:21" -> instructions, padding excluded. Keyed by file name without
+// its folder, so that clones in other folders count the same lines.
+// Instructions the table gives no line are not counted.
+struct LineCounts {
+  std::map<std::string, std::int64_t> counts;
+  std::map<std::string, std::string> paths;  // "gelu.py" -> the path the table names
+};
+LineCounts count_source_lines(const SassListing& sass, const LineTable& lines);
+
+struct LineMove {
+  std::string line;  // "gelu.py:21"
+  std::int64_t baseline = 0, current = 0;
+  std::string text;  // the line's source text, when known
+  std::int64_t delta() const { return current - baseline; }
+};
+
+// The lines whose count differs, largest change first (then by line).
+std::vector<LineMove> line_moves(const std::map<std::string, std::int64_t>& baseline,
+                                 const std::map<std::string, std::int64_t>& current);
+
+// The same, with each side's line texts ("gelu.py:21" -> its text): the
+// baseline's lines of a file are first matched to the current ones by
+// content (the longest common subsequence of their texts, in line order),
+// so that lines an edit shifted compare with themselves. A baseline line
+// that matches none is shown where it was, as "gelu.py:21 (old)", with its
+// text; a file without texts on either side compares by line number.
+std::vector<LineMove> line_moves(const std::map<std::string, std::int64_t>& baseline,
+                                 const std::map<std::string, std::int64_t>& current,
+                                 const std::map<std::string, std::string>& baseline_text,
+                                 const std::map<std::string, std::string>& current_text);
+
+// The text of each counted line, read from the sources at `paths`.
+std::map<std::string, std::string> line_texts(const std::map<std::string, std::int64_t>& counts,
+                                              const std::map<std::string, std::string>& paths);
+
+// The text of "file:line" (trimmed, at most 120 characters) from the file at
+// `paths`' path for it, or "" when the file cannot be read.
+std::string source_text(const std::string& line, const std::map<std::string, std::string>& paths);
+
+}  // namespace tileperf

@@ -1,0 +1,95 @@
+// tileperf batch: the compile-and-disassemble batch of one architecture,
+// run by the test compile.batch before the perf checks (see
+// compile_batch.h).
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "toolchain/cache.h"
+#include "cli/commands.h"
+#include "metrics/compile_batch.h"
+#include "toolchain/ctest_selection.h"
+#include "support/error.h"
+#include "support/lock.h"
+#include "support/text.h"
+#include "toolchain/toolchain_record.h"
+
+namespace tileperf {
+
+namespace {
+
+// TILEPERF_JOBS, else the number of cores.
+int default_jobs() {
+  if (const char* v = std::getenv("TILEPERF_JOBS"); v && *v) {
+    if (auto n = parse_count(v, 1024); n && *n > 0) return static_cast<int>(*n);
+    throw UsageError(fmt::format("TILEPERF_JOBS={}: expected a number of processes from 1 to 1024", v));
+  }
+  long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? static_cast<int>(cores) : 1;
+}
+
+}  // namespace
+
+int run_batch(const Args& args) {
+  CLI::App app("Compile and disassemble, ahead of the checks, every perf test of a batch list that "
+               "the result cache lacks: tileiras in parallel, nvdisasm once for the batch. Each check "
+               "then finds its entry in the cache; what the batch could not do is left to the check.",
+               "batch");
+  std::string list, toolchain_file, cache_dir, arch, build_dir;
+  double timeout = 120;
+  int jobs = 0;
+  app.add_option("--list", list, "the batch list the CMake API writes")->required();
+  app.add_option("--toolchain", toolchain_file, "the toolchain record of `tileperf toolchain`")->required();
+  app.add_option("--cache-dir", cache_dir, "the result cache (TILEPERF_CACHE_DIR overrides it; off: none)");
+  app.add_option("--arch", arch, "only the entries of this architecture");
+  app.add_option("--build-dir", build_dir,
+                 "the build folder: run by ctest, only the entries of the tests it selected are compiled");
+  app.add_option("--jobs", jobs, "tileiras processes at a time (default: TILEPERF_JOBS, else the cores)");
+  app.add_option("--timeout", timeout, "seconds before a tool counts as hung")->capture_default_str();
+  if (parse_args(app, args)) return kExitOk;
+  if (jobs <= 0) jobs = default_jobs();
+  ResultCache cache(cache_dir_from_environment(cache_dir == "off" ? "" : cache_dir));
+  std::string what = arch.empty() ? "batch" : "batch " + arch;
+  if (!cache.enabled()) {
+    fmt::print("{}: the result cache is off: each check compiles on its own\n", what);
+    return kExitOk;
+  }
+  // A second run's batch waits, then finds in the cache what the first made.
+  FileLock lock(list + "." + (arch.empty() ? "all" : arch) + ".lock", "tileperf " + what, 30 * timeout);
+  auto start = std::chrono::steady_clock::now();
+  // Under ctest, the tests it runs; run by hand, the whole list.
+  CtestSelection selected = build_dir.empty() ? CtestSelection{} : ctest_selection(build_dir);
+  if (selected.under_ctest && !selected.tests) {
+    fmt::print("{}: cannot tell which tests this ctest runs ({}): each check compiles on its own\n", what,
+               selected.why_not);
+    return kExitOk;
+  }
+  std::vector<BatchEntry> entries;
+  for (auto& e : read_batch_list(read_file(list), list)) {
+    bool chosen = !selected.tests || selected.tests->count(e.test);
+    if (chosen && (arch.empty() || e.arch == arch)) entries.push_back(std::move(e));
+  }
+  ToolchainRecord tools = read_toolchain_record(toolchain_file);
+  require_unchanged(tools, toolchain_file);
+  Toolchain tc = tools.toolchain(timeout, toolchain_file);
+  check_timeout(tc);
+  BatchOutcome out = with_io_errors([&] { return run_compile_batch(entries, tools, tc, cache, jobs); });
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("{}: {} configuration(s): {} in the cache, {} compiled by {} tileiras process(es) at a time "
+             "and disassembled by {} nvdisasm process(es), {} left to their checks ({:.1f} s)\n",
+             what, out.entries, out.cached, out.compiled, jobs, out.disassembler_calls, out.left.size(), seconds);
+  // Each configuration's tileiras time, for a benchmark's share of a kernel.
+  nlohmann::json times(out.compile_seconds);
+  write_file_atomic(list + "." + (arch.empty() ? "all" : arch) + ".seconds.json", times.dump(1) + "\n",
+                    Durability::kRenamed);
+  for (const auto& line : out.left) fmt::print("  left to its check: {}\n", line);
+  return kExitOk;
+}
+
+}  // namespace tileperf

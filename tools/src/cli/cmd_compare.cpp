@@ -1,0 +1,54 @@
+// tileperf compare: a metrics JSON against its baseline.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.h"
+#include "gate/baseline.h"
+#include "gate/compare.h"
+#include "support/error.h"
+#include "metrics/metrics.h"
+#include "gate/policy.h"
+#include "report/comparison_text.h"
+
+namespace tileperf {
+
+int run_compare(const Args& args) {
+  CLI::App app("Compare current metrics with a baseline. Exit 3 on a regression, 5 when the "
+               "baseline does not exist.",
+               "compare");
+  std::string baseline_path, current_path, checks = "checks";
+  bool exact = false, verbose = false, strict = false;
+  app.add_option("baseline", baseline_path, "baseline metrics JSON")->required();
+  app.add_option("current", current_path, "current metrics JSON")->required();
+  app.add_option("--checks", checks, "folder of policy files")->capture_default_str();
+  app.add_flag("--exact", exact, "fail on any change of any metric, informational ones included");
+  app.add_flag("--strict", strict, "fail (exit 3) when a metric improved beyond its tolerance");
+  app.add_flag("-v,--verbose", verbose, "list every metric that moved");
+  if (parse_args(app, args)) return kExitOk;
+
+  Metrics current = read_baseline(current_path);
+  if (!std::filesystem::exists(baseline_path)) {
+    fmt::print("{}: new (no baseline at {})\n", current.id.name(), baseline_path);
+    return kExitNew;
+  }
+  Metrics baseline = read_baseline(baseline_path);
+  Policy policy = load_policy(checks, current.id.kernel, current.id.config);
+  Judgement j = judge(baseline, current, policy, exact);
+  bool stale = strict && j.state == State::kImproved;
+  std::string why;
+  if (j.state == State::kToolchainChanged) why = fmt::format(" ({})", fmt::join(j.toolchain, ", "));
+  if (j.state == State::kSignatureChanged) why = fmt::format(" ({})", fmt::join(j.signature, "; "));
+  if (j.tuning()) why = fmt::format(" (tuning change: {}; judged by {})", fmt::join(j.signature, "; "), kLaunchEstimate);
+  fmt::print("{}: {}{}\n{}{}", current.id.name(), stale ? "stale" : state_name(j.state), why,
+             format_broken(j.comparison.broken), format_diff_table(j.comparison.diffs, verbose));
+  if (j.state == State::kToolchainChanged) return kExitToolchainChanged;
+  if (j.state == State::kSignatureChanged) return kExitSignatureChanged;
+  return j.state == State::kRegressed || stale ? kExitRegression : kExitOk;
+}
+
+}  // namespace tileperf

@@ -1,0 +1,70 @@
+#include "metrics/compilation.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "toolchain/cache.h"
+#include "support/error.h"
+#include "support/json_input.h"
+#include "metrics/pipeline.h"
+#include "support/text.h"
+#include "toolchain/toolchain.h"
+
+namespace tileperf {
+
+namespace fs = std::filesystem;
+
+nlohmann::json read_dump_record(std::string& bytecode, const std::string& dump_info, const std::string& arch) {
+  nlohmann::json dump;
+  if (fs::exists(dump_info)) {
+    dump = record_for_arch(parse_json(read_file(dump_info), dump_info), arch, dump_info);
+    if (dump.is_object() && dump.contains("bytecode") && dump.at("bytecode").is_string()) {
+      bytecode = (fs::path(dump_info).parent_path() / dump.at("bytecode").get<std::string>()).string();
+    }
+    // A configuration whose launch could not be taken has no bytecode: its error says why.
+    if (dump.is_object() && dump.contains("problem_error")) problem_from_record(dump, dump_info);
+  }
+  if (!fs::exists(bytecode)) {
+    throw InputError(bytecode, 0, "bytecode not found: the dump step for this kernel did not run "
+                                  "or failed (see the dump.* test)");
+  }
+  if (!fs::exists(dump_info)) throw InputError(dump_info, 0, "dump record not found");
+  if (!dump.is_object()) throw InputError(dump_info, 0, "the dump record must be a JSON object");
+  for (const char* key : {"source", "cuda_tile", "bytecode_version"}) {
+    if (dump.contains(key) && !dump.at(key).is_string()) {
+      throw InputError(dump_info, 0, fmt::format("key '{}' must be a string", key));
+    }
+  }
+  if (dump.contains("seconds") && !dump.at("seconds").is_number()) {
+    throw InputError(dump_info, 0, "key 'seconds' must be a number");
+  }
+  return dump;
+}
+
+std::string source_dir(const nlohmann::json& dump) {
+  std::string source = dump.value("source", "");
+  return source.empty() ? "" : fs::path(source).parent_path().string();
+}
+
+CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& dump, const std::string& arch) {
+  CompileSetup s;
+  // cuobjdump --dump-sass runs nvdisasm: its release shapes the listing too.
+  for (const auto& [name, tool] : tools.tools) s.toolchain[name] = tool.version;
+  s.toolchain["cuda_tile"] = dump.value("cuda_tile", "unknown");
+  s.toolchain["bytecode"] = dump.value("bytecode_version", "unknown");
+  s.flags["tileiras"] = tileiras_flags(arch);
+  s.flags["cuobjdump"] = {std::begin(kSassArgs)[0], std::begin(kResUsageArgs)[0]};
+  return s;
+}
+
+std::string compile_key(const std::string& bytecode, const nlohmann::json& dump, const std::string& arch,
+                        const CompileSetup& setup) {
+  // The listing comes from nvdisasm run directly, the TileIR from
+  // tileirdisasm: their arguments decide them too.
+  std::string flags = setup.flags.dump() + fmt::format(" nvdisasm {} tileirdisasm {}", fmt::join(kNvdisasmArgs, " "),
+                                                       fmt::join(kTileirdisasmArgs, " "));
+  return cache_key(bytecode_identity(read_file(bytecode), source_dir(dump)), arch, setup.toolchain, flags);
+}
+
+}  // namespace tileperf

@@ -1,0 +1,40 @@
+// What decides one compilation's tool output (the bytecode, its dump
+// record, the tools' releases, the flags), and the result-cache key made of
+// it. `check` and `batch` both key the cache through here, so that an entry
+// the batch fills is the one the check looks up.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "toolchain/toolchain_record.h"
+
+namespace tileperf {
+
+// The dump record beside a bytecode file, for `arch`: cuTile version,
+// bytecode version, signature, the export's time. For a configuration
+// exported per architecture, that architecture's record, and `bytecode`
+// replaced by the file of its own where it has one. InputError when either
+// file is missing, the record is malformed, or the configuration's launch
+// could not be taken (its located error).
+nlohmann::json read_dump_record(std::string& bytecode, const std::string& dump_info, const std::string& arch);
+
+// The kernel file's folder, which the bytecode names: left out of the cache
+// key, so that clones at other paths share entries.
+std::string source_dir(const nlohmann::json& dump);
+
+// The tools' releases and flags a compilation for `arch` records in its
+// metrics.
+struct CompileSetup {
+  std::map<std::string, std::string> toolchain;  // tool -> version
+  nlohmann::json flags = nlohmann::json::object();
+};
+CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& dump, const std::string& arch);
+
+// The result-cache key of compiling `bytecode` for `arch` with `setup`.
+std::string compile_key(const std::string& bytecode, const nlohmann::json& dump, const std::string& arch,
+                        const CompileSetup& setup);
+
+}  // namespace tileperf

@@ -1,0 +1,205 @@
+#include "metrics/compile_batch.h"
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "metrics/compilation.h"
+#include "metrics/disasm_batch.h"
+#include "support/error.h"
+#include "support/json_input.h"
+#include "metrics/pipeline.h"
+#include "support/text.h"
+#include "support/work_paths.h"
+
+namespace tileperf {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kListFormat = "tileperf-compile-batch/1";
+
+std::string string_field(const nlohmann::json& j, const char* key, const std::string& file) {
+  if (!j.contains(key) || !j.at(key).is_string()) {
+    throw InputError(file, 0, fmt::format("each entry needs a string '{}'", key));
+  }
+  return j.at(key).get<std::string>();
+}
+
+}  // namespace
+
+std::vector<BatchEntry> read_batch_list(const std::string& text, const std::string& file) {
+  nlohmann::json j = parse_json(text, file);
+  if (!j.is_object() || j.value("format", "") != kListFormat || !j.contains("entries") ||
+      !j.at("entries").is_array()) {
+    throw InputError(file, 0, std::string("not a ") + kListFormat + " list");
+  }
+  std::vector<BatchEntry> entries;
+  for (const auto& e : j.at("entries")) {
+    if (!e.is_object()) throw InputError(file, 0, "each entry must be an object");
+    entries.push_back({string_field(e, "test", file), string_field(e, "arch", file),
+                       string_field(e, "bytecode", file), string_field(e, "dump_info", file)});
+  }
+  return entries;
+}
+
+void run_forked(std::size_t n, int jobs, void (*work)(std::size_t, void*), void* context) {
+  void* shared = ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) throw Error(kExitInternal, "cannot map the batch's job counter");
+  auto* next = new (shared) std::atomic<std::size_t>(0);
+  std::fflush(nullptr);
+  std::vector<pid_t> children;
+  for (int j = 0; j < std::max(1, jobs) && static_cast<std::size_t>(j) < n; ++j) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      for (std::size_t i = next->fetch_add(1); i < n; i = next->fetch_add(1)) work(i, context);
+      std::fflush(nullptr);
+      ::_exit(0);
+    }
+    if (pid > 0) children.push_back(pid);
+  }
+  if (children.empty()) {  // no process could be started: the work is done here
+    for (std::size_t i = next->fetch_add(1); i < n; i = next->fetch_add(1)) work(i, context);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  ::munmap(shared, sizeof(std::atomic<std::size_t>));
+}
+
+namespace {
+
+struct Job {
+  const BatchEntry* entry;
+  std::string key, prefix;  // prefix: <scratch>/<n>, beside which the outputs go
+  std::string bytecode;     // the entry's, or its architecture's own (see read_dump_record)
+};
+
+struct Context {
+  const std::vector<Job>* jobs;
+  const Toolchain* tc;
+};
+
+// In a worker: compiles one configuration, runs cuobjdump -res-usage and
+// tileirdisasm; on failure writes <prefix>.error instead.
+void compile_job(std::size_t i, void* context) {
+  const auto& c = *static_cast<Context*>(context);
+  const Job& job = (*c.jobs)[i];
+  try {
+    std::string cubin = prefixed_file(job.prefix, FileKind::kCubin);
+    auto compiled = compile_bytecode(*c.tc, job.bytecode, job.entry->arch, cubin, prefixed_file(job.prefix, FileKind::kRemarks));
+    write_file_atomic(job.prefix + ".seconds", fmt::format("{:.3f}", compiled.seconds), Durability::kRenamed);
+    parse_elf(read_file(cubin), cubin);
+    write_file_atomic(prefixed_file(job.prefix, FileKind::kResUsage),
+                      run_cuobjdump(*c.tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin),
+                      Durability::kRenamed);
+    write_file_atomic(prefixed_file(job.prefix, FileKind::kTileir), run_tileirdisasm(*c.tc, job.bytecode), Durability::kRenamed);
+  } catch (const std::exception& e) {
+    try {
+      write_file_atomic(job.prefix + ".error", e.what(), Durability::kRenamed);
+    } catch (const std::exception&) {
+      // The parent finds no outputs and leaves the configuration to its check.
+    }
+  }
+}
+
+std::string scratch_folder(const ResultCache& cache) {
+  std::random_device rd;
+  fs::path dir = fs::path(cache.entry_dir("00")).parent_path().parent_path() / "tmp" /
+                 fmt::format("batch.{}.{:x}", ::getpid(), rd());
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+// The jobs: entries of the list whose bytecode exists and whose entry the
+// cache lacks.
+std::vector<Job> pending_jobs(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,
+                              const ResultCache& cache, const std::string& scratch, BatchOutcome& out) {
+  std::vector<Job> jobs;
+  for (const auto& e : entries) {
+    ++out.entries;
+    try {
+      std::string bytecode = e.bytecode;
+      nlohmann::json dump = read_dump_record(bytecode, e.dump_info, e.arch);
+      std::string key = compile_key(bytecode, dump, e.arch, compile_setup(tools, dump, e.arch));
+      if (cache.has(key)) {
+        ++out.cached;
+        continue;
+      }
+      jobs.push_back({&e, key, "", bytecode});
+    } catch (const InputError& err) {
+      out.left.push_back(fmt::format("{}: {}", e.test, err.what()));
+    }
+  }
+  // The largest bytecode first, so that no worker is left with a long one at the end.
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) {
+    return fs::file_size(a.bytecode) > fs::file_size(b.bytecode);
+  });
+  for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].prefix = (fs::path(scratch) / std::to_string(i)).string();
+  return jobs;
+}
+
+// Disassembles what compiled, in one batch, and stores each whole entry.
+void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const ResultCache& cache,
+                    BatchOutcome& out) {
+  std::vector<const Job*> compiled;
+  std::vector<std::string> cubins;
+  for (const auto& job : jobs) {
+    if (fs::exists(job.prefix + ".error")) {
+      out.left.push_back(fmt::format("{}: {}", job.entry->test, trim(read_file(job.prefix + ".error"))));
+    } else if (fs::exists(prefixed_file(job.prefix, FileKind::kTileir))) {
+      compiled.push_back(&job);
+      cubins.push_back(prefixed_file(job.prefix, FileKind::kCubin));
+    }
+  }
+  Disassembled done = disassemble_many(tc, cubins, cache.frames_dir());
+  out.disassembler_calls = done.processes;
+  const auto& listings = done.listings;
+  for (std::size_t i = 0; i < compiled.size(); ++i) {
+    const Job& job = *compiled[i];
+    if (!listings[i].listing) {
+      out.left.push_back(fmt::format("{}: {}", job.entry->test, listings[i].error));
+      continue;
+    }
+    write_file_atomic(prefixed_file(job.prefix, FileKind::kSass), *listings[i].listing, Durability::kRenamed);
+    cache.store(job.key, artifact_paths(job.prefix));
+    ++out.compiled;
+    out.compile_seconds[job.entry->test] = std::stod(read_file(job.prefix + ".seconds"));
+  }
+}
+
+}  // namespace
+
+BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,
+                               const Toolchain& tc, const ResultCache& cache, int jobs) {
+  BatchOutcome out;
+  std::string scratch = scratch_folder(cache);
+  try {
+    std::vector<Job> pending = pending_jobs(entries, tools, cache, scratch, out);
+    Context context{&pending, &tc};
+    run_forked(pending.size(), jobs, compile_job, &context);
+    store_compiled(pending, tc, cache, out);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+    throw;
+  }
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  return out;
+}
+
+}  // namespace tileperf

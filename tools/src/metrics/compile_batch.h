@@ -1,0 +1,44 @@
+// The compile-and-disassemble batch: for every perf test of one
+// architecture in a list, the tool output a check would make (cubin,
+// remarks, SASS listing, resource usage, TileIR text), made ahead of the
+// checks and put into the result cache, where each check then finds it.
+// tileiras runs once per configuration, in up to `jobs` processes at a time;
+// nvdisasm runs once for the whole batch (see disasm_batch.h) instead of
+// once per cubin. A configuration the batch cannot compile or disassemble
+// is left to its check, which repeats the step alone and reports it; the
+// batch itself never fails a test.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "toolchain/cache.h"
+#include "toolchain/toolchain.h"
+#include "toolchain/toolchain_record.h"
+
+namespace tileperf {
+
+struct BatchEntry {
+  std::string test;  // perf.<kernel>.<config>.<arch>, for messages
+  std::string arch, bytecode, dump_info;
+};
+
+// The entries of a batch list (format tileperf-compile-batch/1, written by
+// the CMake API); InputError naming `file` when it is malformed.
+std::vector<BatchEntry> read_batch_list(const std::string& text, const std::string& file);
+
+struct BatchOutcome {
+  std::size_t entries = 0, cached = 0, compiled = 0, disassembler_calls = 0;
+  std::vector<std::string> left;  // "<test>: <why>": left to their checks
+  std::map<std::string, double> compile_seconds;  // test -> tileiras's time
+};
+
+BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,
+                               const Toolchain& tc, const ResultCache& cache, int jobs);
+
+// Runs work(i) for every i below n in up to `jobs` forked processes, each
+// taking the next index when it is done with one.
+void run_forked(std::size_t n, int jobs, void (*work)(std::size_t, void*), void* context);
+
+}  // namespace tileperf

@@ -1,0 +1,81 @@
+// The metrics model: named integer metrics plus provenance (test identity,
+// tool versions, flags, generator), read from and written to JSON with
+// sorted keys so that baseline diffs show exactly what moved.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/json_input.h"
+#include "support/work_paths.h"
+
+namespace tileperf {
+
+inline constexpr const char* kMetricsFormat = "tileperf-metrics/1";
+
+struct TestId {
+  std::string kernel;
+  std::string config;
+  std::string arch;
+  std::string name() const { return "perf." + kernel + "." + config + "." + arch; }
+};
+
+// The parts of `name` ("perf.<kernel>.<config>.<arch>", as name() makes
+// it), or nullopt when it has other parts; validate_test_id checks them.
+std::optional<TestId> parse_test_name(const std::string& name);
+
+struct Metrics {
+  TestId id;
+  std::map<std::string, std::string> toolchain;  // tool -> version
+  nlohmann::json flags = nlohmann::json::object();  // tool -> argument list
+  std::string generator;
+  // What the configuration exported: symbol, calling convention, each
+  // parameter's constraint, compiler hints, bytecode version (one field per key).
+  std::map<std::string, std::string> signature;
+  std::map<std::string, std::int64_t> values;
+  // Instructions per source line ("gelu.py:21"): never gated, shown as the
+  // lines that moved.
+  std::map<std::string, std::int64_t> lines;
+  // The text of each of those lines (trimmed): a baseline's lines are
+  // matched to the current source's by content, after edits shift them.
+  std::map<std::string, std::string> line_text;
+
+  std::int64_t get(const std::string& name) const;  // 0 when absent
+};
+
+// The fields of the signature that differ: "parameters[0].dtype: bfloat16 ->
+// float16" ("(none)" for a field one side lacks). Empty when they are the same.
+std::vector<std::string> signature_changes(const Metrics& baseline, const Metrics& current);
+
+// What kind of change a signature change is. A *tuning* change alters only
+// the values of compile-time constants (a parameter that is a
+// ConstantConstraint on both sides: tile sizes, group sizes) and compiler
+// hints (`hints.*`: occupancy, num_ctas, ...): the same kernel, tuned. Any
+// other field (a dtype, a rank, a divisibility, the parameter list, the
+// symbol, the bytecode version) is an *identity* change: another kernel.
+enum class SignatureChange { kNone, kTuning, kIdentity };
+SignatureChange classify_signature(const Metrics& baseline, const Metrics& current);
+// The fields a tuning change moved, as signature_changes writes them; empty
+// for an identity change or none.
+std::vector<std::string> tuning_changes(const Metrics& baseline, const Metrics& current);
+
+// What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one
+// entry per tool (a tool only one side names: "none"), then the flags.
+// Empty when they are the same.
+std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& now);
+
+// Validates names: [A-Za-z0-9_]+ for kernel and config, sm_<digits> for arch.
+void validate_test_id(const TestId& id);
+
+nlohmann::json to_json(const Metrics& m);
+std::string to_json_text(const Metrics& m);  // stable: sorted keys, 2-space indent, final newline
+// Every metric value must be a count (json_count); names are validated.
+Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename);
+Metrics read_metrics(const std::string& path);  // InputError names file and line or key
+
+}  // namespace tileperf

@@ -1,0 +1,88 @@
+#include "results/run_record.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "support/error.h"
+#include "support/json_input.h"
+#include "support/text.h"
+
+namespace tileperf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string run_id_problem(const std::string& id) {
+  if (id.empty() || id.size() > 200) return "must have 1 to 200 characters";
+  for (char c : id) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+              c == '_' || c == '.' || c == ':';
+    if (!ok) return "may hold only letters, digits and - _ . :";
+  }
+  return "";
+}
+
+// The current UTC time, as strftime's `format` writes it.
+std::string utc_now(const char* format) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::size_t n = std::strftime(buf, sizeof buf, format, &tm);
+  return std::string(buf, n);
+}
+
+}  // namespace
+
+std::string new_run_id() {
+  if (const char* env = std::getenv("TILEPERF_RUN_ID"); env && *env) {
+    std::string id = env;
+    if (auto problem = run_id_problem(id); !problem.empty()) {
+      throw UsageError("TILEPERF_RUN_ID '" + id + "' " + problem);
+    }
+    return id;
+  }
+  std::random_device rd;
+  return fmt::format("{}-{}-{:04x}", utc_now("%Y%m%dT%H%M%SZ"), getpid(), rd() & 0xffff);
+}
+
+void write_run_record(const std::string& path, const std::string& id) {
+  nlohmann::json j = {{"format", kRunFormat}, {"run", id}, {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")}};
+  fs::create_directories(fs::path(path).parent_path());
+  write_file_atomic(path, j.dump(2) + "\n");
+}
+
+std::optional<std::string> read_run_id(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  nlohmann::json j = parse_json(read_file(path), path);
+  if (!j.is_object() || !j.contains("format") || j.at("format") != kRunFormat) {
+    throw InputError(path, 0, std::string("not a ") + kRunFormat + " file");
+  }
+  if (!j.contains("run") || !j.at("run").is_string()) throw InputError(path, 0, "key 'run' must be a string");
+  std::string id = j.at("run").get<std::string>();
+  if (auto problem = run_id_problem(id); !problem.empty()) throw InputError(path, 0, "key 'run' " + problem);
+  return id;
+}
+
+std::optional<std::string> nearest_run_id(const std::string& file, const std::string& root) {
+  fs::path top = fs::weakly_canonical(root);
+  fs::path dir = fs::weakly_canonical(fs::path(file)).parent_path();
+  while (true) {
+    if (auto id = read_run_id((dir / kRunFileName).string())) return id;
+    if (dir == top || !dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
+    auto rel = dir.lexically_relative(top);
+    if (rel.empty() || *rel.begin() == "..") return std::nullopt;
+    dir = dir.parent_path();
+  }
+}
+
+}  // namespace tileperf
