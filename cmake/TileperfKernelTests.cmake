@@ -292,7 +292,7 @@ endfunction()
 #   parallel, one nvdisasm per architecture) and puts the tool output into
 #   the cache, where the checks find it. It is a fixture of every perf test,
 #   and compiles only for the tests the ctest that runs it selected (`ctest
-#   -R`, `-L sm_90`, one shard `-I k,,N`; see tools/src/ctest_selection.h).
+#   -R`, `-L sm_90`, one shard `-I k,,N`; see tools/src/toolchain/ctest_selection.h).
 #   Kernels registered in another folder than the first stay out of the
 #   batch (a prerequisite of a test in another folder cannot be given), as
 #   with the dump batch. Sets <fixture-var> to the batch's fixture, or "".
