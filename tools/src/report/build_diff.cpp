@@ -29,6 +29,7 @@
 #include "results/run_record.h"
 #include "support/error.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -39,11 +40,11 @@ namespace fs = std::filesystem;
 constexpr const char* kDiffFormat = "tileperf-diff/1";
 
 
-// One test's files on one side: <dir>/<stem>.metrics.json, .sass, .cubin.
+// One test's files on one side: <prefix>.metrics.json, .sass, .cubin.
 struct TestFiles {
-  std::string dir, stem;
+  std::string prefix;  // test_prefix
   Metrics metrics;
-  std::string file(const std::string& suffix) const { return (fs::path(dir) / (stem + suffix)).string(); }
+  std::string file(FileKind kind) const { return prefixed_file(prefix, kind); }
 };
 
 // A side of the diff: where its results are, and its tests by name.
@@ -52,11 +53,8 @@ struct Side {
   std::map<std::string, TestFiles> tests;
 };
 
-constexpr std::string_view kMetricsSuffix = ".metrics.json";
-
 bool is_metrics_file(const fs::directory_entry& e) {
-  std::string name = e.path().filename().string();
-  return e.is_regular_file() && name.size() > kMetricsSuffix.size() && name.ends_with(kMetricsSuffix);
+  return e.is_regular_file() && prefix_of(e.path().string(), FileKind::kMetrics);
 }
 
 // Metrics files in `dir` and in its folders one level down (one per kernel),
@@ -88,13 +86,11 @@ Side read_side(const std::string& dir, const std::string& which) {
   if (fs::is_directory(root / "tileperf", ec)) root /= "tileperf";
   side.results = root.string();
   for (const auto& path : metrics_files(root)) {
-    std::string name = path.filename().string();
-    TestFiles t{path.parent_path().string(), name.substr(0, name.size() - kMetricsSuffix.size()),
-                read_metrics(path.string())};
+    TestFiles t{*prefix_of(path.string(), FileKind::kMetrics), read_metrics(path.string())};
     std::string test = t.metrics.id.name();
     if (auto it = side.tests.find(test); it != side.tests.end()) {
       throw InputError(path.string(), 0, fmt::format("{} was already read from {}", test,
-                                                     it->second.file(std::string(kMetricsSuffix))));
+                                                     it->second.file(FileKind::kMetrics)));
     }
     side.tests.emplace(test, std::move(t));
   }
@@ -115,13 +111,13 @@ struct Listing {
 };
 
 std::shared_ptr<const Listing> read_listing(const TestFiles& t) {
-  std::string path = t.file(".sass");
+  std::string path = t.file(FileKind::kSass);
   if (!fs::exists(path)) return nullptr;
   auto listing = std::make_shared<Listing>();
   Listing& l = *listing;
   std::istringstream in(read_file(path));
   l.sass = parse_sass(in, path);
-  std::string cubin = t.file(".cubin");
+  std::string cubin = t.file(FileKind::kCubin);
   if (fs::exists(cubin)) {
     std::string data = read_file(cubin);
     l.lines = read_line_table(data, parse_elf(data, cubin), cubin);
@@ -285,7 +281,7 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
   t.tuning = j.tuning();
   t.lines = line_moves(base.metrics.lines, head.metrics.lines, base.metrics.line_text,
                        head.metrics.line_text);
-  bool listing_moved = !same_file(base.file(".sass"), head.file(".sass"));
+  bool listing_moved = !same_file(base.file(FileKind::kSass), head.file(FileKind::kSass));
   if (listing_moved) {
     t.base_listing = read_listing(base);
     t.head_listing = read_listing(head);
