@@ -18,11 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("tileperf-baseline-test-" + std::to_string(getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
+struct Scratch : ScratchDir {
+  Scratch() : ScratchDir("baseline-test") {}
 };
 
 const char* kPolicy = R"({"rules": [

@@ -3,12 +3,11 @@
 #define BOOST_TEST_MODULE build_diff
 #include <boost/test/unit_test.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <sstream>
 #include <string>
 
+#include "fixtures.h"
 #include "metrics/metrics.h"
 #include "report/build_diff.h"
 #include "results/run_record.h"
@@ -20,11 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("tileperf-build-diff-test-" + std::to_string(getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+struct Scratch : tileperf::testing::ScratchDir {
+  Scratch() : ScratchDir("build-diff-test") {}
 };
 
 const std::string kChecks = std::string(TILEPERF_SOURCE_DIR) + "/checks";
@@ -36,7 +32,7 @@ std::string write_side(const Scratch& s, const std::string& name, std::int64_t i
   m.toolchain = {{"tileiras", "1.2.3"}};
   m.generator = "tileperf test";
   m.values = {{"sass.instructions", instructions}, {"regs", 27}, {"local.bytes", 0}};
-  std::string dir = s.path(name);
+  std::string dir = s.file(name);
   fs::create_directories(fs::path(dir) / "gelu");
   write_file_atomic(dir + "/gelu/f16_1024.sm_120.metrics.json", to_json_text(m));
   return dir;
@@ -80,7 +76,7 @@ BOOST_AUTO_TEST_CASE(a_regression_exits_3_and_names_the_recorded_update_command)
 
 BOOST_AUTO_TEST_CASE(the_policy_folder_comes_from_the_run_record_unless_given) {
   Scratch s;
-  std::string results = s.path("results");
+  std::string results = s.file("results");
   fs::create_directories(results + "/gelu");
   BuildFacts none = recorded_build_facts(results, "");
   BOOST_TEST(none.checks == "checks");
@@ -97,7 +93,7 @@ BOOST_AUTO_TEST_CASE(the_policy_folder_comes_from_the_run_record_unless_given) {
 
 BOOST_AUTO_TEST_CASE(a_record_without_a_policy_folder_is_an_error_naming_it_unless_checks_are_given) {
   Scratch s;
-  std::string results = s.path("results");
+  std::string results = s.file("results");
   write_run_record(results + "/run.json", {"run-1", "", ""});
   try {
     recorded_build_facts(results, "");

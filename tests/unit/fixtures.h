@@ -1,8 +1,11 @@
 // Access to the captured tool output under tests/fixtures/<release>/.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,6 +38,18 @@ inline std::string first_lines(const std::string& text, std::size_t n) {
   for (std::size_t i = 0; i < n && std::getline(in, line); ++i) out += line + "\n";
   return out;
 }
+
+// A folder of its own under the system's temporary folder for one test
+// case (`name` and the process id), removed with everything in it at the end.
+struct ScratchDir {
+  std::filesystem::path dir;
+  explicit ScratchDir(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / ("tileperf-" + name + "-" + std::to_string(getpid()))) {
+    std::filesystem::create_directories(dir);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(dir); }
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+};
 
 // The terminal message of the InputError that `call` throws, or "".
 template <typename Call>
