@@ -4,9 +4,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
-#include <unistd.h>
 
 #include "check/kernel_check.h"
+#include "fixtures.h"
 #include "gate/baseline.h"
 #include "support/error.h"
 #include "support/json_input.h"
@@ -17,12 +17,6 @@ using namespace tileperf;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Folder {
-  fs::path root = fs::temp_directory_path() / ("tileperf-kernel-check-" + std::to_string(::getpid()));
-  Folder() { fs::create_directories(root); }
-  ~Folder() { fs::remove_all(root); }
-};
 
 Policy instructions_policy() {
   Policy p;
@@ -40,7 +34,7 @@ Metrics metrics(std::int64_t instructions) {
   return m;
 }
 
-CheckOptions options(const Folder& f) {
+CheckOptions options(const testing::TempFolder& f) {
   CheckOptions o;
   o.id = {"gelu", "f16", "sm_120"};
   o.work_dir = (f.root / "work").string();
@@ -60,7 +54,7 @@ TestResult result_for(const CheckOptions& o) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(no_baseline_is_new_and_names_the_update_command) {
-  Folder f;
+  testing::TempFolder f("kernel-check");
   CheckOptions o = options(f);
   TestResult r = result_for(o);
   std::string report;
@@ -70,7 +64,7 @@ BOOST_AUTO_TEST_CASE(no_baseline_is_new_and_names_the_update_command) {
 }
 
 BOOST_AUTO_TEST_CASE(a_regression_fails_and_its_result_file_reads_back) {
-  Folder f;
+  testing::TempFolder f("kernel-check");
   CheckOptions o = options(f);
   write_baseline(o.baseline, metrics(100), instructions_policy());
   TestResult r = result_for(o);
@@ -94,7 +88,7 @@ BOOST_AUTO_TEST_CASE(a_regression_fails_and_its_result_file_reads_back) {
 }
 
 BOOST_AUTO_TEST_CASE(within_the_limit_passes) {
-  Folder f;
+  testing::TempFolder f("kernel-check");
   CheckOptions o = options(f);
   write_baseline(o.baseline, metrics(1000), instructions_policy());
   TestResult r = result_for(o);
@@ -108,7 +102,7 @@ BOOST_AUTO_TEST_CASE(within_the_limit_passes) {
 }
 
 BOOST_AUTO_TEST_CASE(strict_mode_fails_an_improvement_as_stale) {
-  Folder f;
+  testing::TempFolder f("kernel-check");
   CheckOptions o = options(f);
   o.strict = true;
   write_baseline(o.baseline, metrics(1000), instructions_policy());
@@ -119,7 +113,7 @@ BOOST_AUTO_TEST_CASE(strict_mode_fails_an_improvement_as_stale) {
 }
 
 BOOST_AUTO_TEST_CASE(update_creates_then_leaves_an_unchanged_baseline_alone) {
-  Folder f;
+  testing::TempFolder f("kernel-check");
   CheckOptions o = options(f);
   TestResult r = result_for(o);
   std::string report;
@@ -141,7 +135,7 @@ BOOST_AUTO_TEST_CASE(update_creates_then_leaves_an_unchanged_baseline_alone) {
 }
 
 BOOST_AUTO_TEST_CASE(another_toolchain_fails_and_writes_nothing) {
-  Folder f;
+  testing::TempFolder f("kernel-check");
   CheckOptions o = options(f);
   write_baseline(o.baseline, metrics(100), instructions_policy());
   std::string written = read_file(o.baseline);
@@ -157,7 +151,7 @@ BOOST_AUTO_TEST_CASE(another_toolchain_fails_and_writes_nothing) {
 }
 
 BOOST_AUTO_TEST_CASE(options_without_tools_are_a_usage_error) {
-  Folder f;
+  testing::TempFolder f("kernel-check");
   CheckOptions o = options(f);
   o.bytecode = (f.root / "k.tileirbc").string();
   BOOST_CHECK_EXCEPTION(check_kernel(o, {}), UsageError, [](const UsageError& e) {
@@ -166,7 +160,7 @@ BOOST_AUTO_TEST_CASE(options_without_tools_are_a_usage_error) {
 }
 
 BOOST_AUTO_TEST_CASE(a_damaged_dump_record_is_located_and_its_result_written) {
-  Folder f;
+  testing::TempFolder f("kernel-check");
   CheckOptions o = options(f);
   o.bytecode = (f.root / "k.tileirbc").string();
   o.dump_info = (f.root / "k.json").string();

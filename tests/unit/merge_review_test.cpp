@@ -4,8 +4,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
-#include <unistd.h>
 
+#include "fixtures.h"
 #include "gate/baseline.h"
 #include "results/merge_review.h"
 #include "support/error.h"
@@ -30,14 +30,14 @@ Metrics metrics(const std::string& config, std::int64_t instructions) {
 }
 
 struct Folders {
-  fs::path root = fs::temp_directory_path() / ("tileperf-merge-review-" + std::to_string(::getpid()));
+  testing::TempFolder folder{"merge-review"};
+  fs::path root = folder.root;
   std::string base = (root / "base").string(), head = (root / "head").string(), work = (root / "work").string();
   Folders() {
     fs::create_directories(base);
     fs::create_directories(head);
     fs::create_directories(work);
   }
-  ~Folders() { fs::remove_all(root); }
   void baseline(const std::string& dir, const Metrics& m) const {
     std::string rel = relative_path({FileKind::kBaseline, m.id.kernel, m.id.config, m.id.arch});
     write_baseline((fs::path(dir) / rel).string(), m, load_policy(kChecks, m.id.kernel, m.id.config));

@@ -4,11 +4,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <unistd.h>
 
+#include "fixtures.h"
 #include "support/error.h"
 #include "support/process.h"
 
@@ -63,8 +64,8 @@ BOOST_AUTO_TEST_CASE(output_past_the_cap_stops_the_program) {
 }
 
 BOOST_AUTO_TEST_CASE(environment_input_and_working_folder) {
-  fs::path dir = fs::temp_directory_path() / ("tileperf-process-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  testing::TempFolder folder("process");
+  const fs::path& dir = folder.root;
   std::ofstream(dir / "in.txt") << "from the file\n";
   ::setenv("TILEPERF_PROCESS_TEST_GONE", "here", 1);
   ProcessOptions o;
@@ -75,7 +76,6 @@ BOOST_AUTO_TEST_CASE(environment_input_and_working_folder) {
   auto r = sh("echo \"$TILEPERF_PROCESS_TEST_SET:${TILEPERF_PROCESS_TEST_GONE-unset}\"; cat; pwd -P", o);
   BOOST_TEST(r.ok());
   BOOST_TEST(r.out == "set:unset\nfrom the file\n" + fs::canonical(dir).string() + "\n");
-  fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(a_program_that_cannot_start_is_a_tool_error) {

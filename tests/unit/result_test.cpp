@@ -4,8 +4,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
-#include <unistd.h>
 
+#include "fixtures.h"
 #include "results/result.h"
 #include "support/error.h"
 #include "support/json_input.h"
@@ -53,14 +53,9 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
-struct Folder {
-  fs::path root = fs::temp_directory_path() / ("tileperf-result-" + std::to_string(::getpid()));
-  Folder() { fs::create_directories(root); }
-  ~Folder() { fs::remove_all(root); }
-  void put(const std::string& rel, const TestResult& r) const {
-    write_file_atomic((root / rel).string(), to_json(r).dump(2) + "\n", Durability::kRenamed);
-  }
-};
+void put(const testing::TempFolder& f, const std::string& rel, const TestResult& r) {
+  write_file_atomic((f.root / rel).string(), to_json(r).dump(2) + "\n", Durability::kRenamed);
+}
 
 }  // namespace
 
@@ -125,18 +120,18 @@ BOOST_AUTO_TEST_CASE(malformed_results_name_the_file_and_the_key) {
 }
 
 BOOST_AUTO_TEST_CASE(results_are_collected_sorted_and_once) {
-  Folder f;
+  testing::TempFolder f("result");
   TestResult a = sample(), b = sample();
   b.id.config = "a32";
-  f.put("gelu/f16.sm_120.result.json", a);
-  f.put("gelu/a32.sm_120.result.json", b);
+  put(f, "gelu/f16.sm_120.result.json", a);
+  put(f, "gelu/a32.sm_120.result.json", b);
   auto results = collect_results({f.root.string()});
   BOOST_REQUIRE(results.size() == 2u);
   BOOST_TEST(results[0].id.config == "a32");
   BOOST_TEST(results[1].id.config == "f16");
   BOOST_TEST(results[1].file == (f.root / "gelu/f16.sm_120.result.json").string());
 
-  f.put("shard2/gelu/f16.sm_120.result.json", a);
+  put(f, "shard2/gelu/f16.sm_120.result.json", a);
   std::string message;
   try {
     collect_results({f.root.string()});

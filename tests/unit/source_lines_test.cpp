@@ -5,9 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "analysis/source_lines.h"
+#include "fixtures.h"
 
 using namespace tileperf;
 namespace fs = std::filesystem;
@@ -73,14 +73,14 @@ BOOST_AUTO_TEST_CASE(without_texts_lines_compare_by_number) {
 namespace {
 
 struct Source {
-  fs::path path = fs::temp_directory_path() / ("tileperf-source-lines-" + std::to_string(::getpid()) + ".py");
+  testing::TempFolder folder{"source-lines"};
+  fs::path path = folder.root / "k.py";
   Source() {
     std::ofstream(path) << "def k(x):\n"
                            "    y = ct.exp(x)   \r\n"
                            "\n"
                            "    " + std::string(130, 'z') + "\n";
   }
-  ~Source() { fs::remove(path); }
 };
 
 }  // namespace

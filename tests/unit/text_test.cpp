@@ -4,8 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
+#include "fixtures.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -82,18 +82,8 @@ BOOST_AUTO_TEST_CASE(parse_decimal_takes_one_point_and_bounded_digits) {
   BOOST_TEST(!parse_decimal("", 3));
 }
 
-namespace {
-
-struct Folder {
-  fs::path root = fs::temp_directory_path() / ("tileperf-text-" + std::to_string(::getpid()));
-  Folder() { fs::create_directories(root); }
-  ~Folder() { fs::remove_all(root); }
-};
-
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(write_file_atomic_round_trips_and_leaves_no_temporary) {
-  Folder f;
+  testing::TempFolder f("text");
   std::string path = (f.root / "sub" / "out.txt").string();
   write_file_atomic(path, "first\n");
   write_file_atomic(path, std::string("second\0with nul\n", 16), Durability::kRenamed);
@@ -107,7 +97,7 @@ BOOST_AUTO_TEST_CASE(write_file_atomic_round_trips_and_leaves_no_temporary) {
 }
 
 BOOST_AUTO_TEST_CASE(write_file_atomic_removes_a_dead_writers_temporary) {
-  Folder f;
+  testing::TempFolder f("text");
   std::string path = (f.root / "out.txt").string();
   // pid 2^30 - 1 is past any pid_max: no process of that id runs.
   std::string stale = path + ".tmp.1073741823";
@@ -118,7 +108,7 @@ BOOST_AUTO_TEST_CASE(write_file_atomic_removes_a_dead_writers_temporary) {
 }
 
 BOOST_AUTO_TEST_CASE(read_file_names_the_file_it_cannot_read) {
-  Folder f;
+  testing::TempFolder f("text");
   std::string missing = (f.root / "missing.json").string();
   BOOST_CHECK_EXCEPTION(read_file(missing), Error, [&](const Error& e) {
     return format_error(e).find(missing) != std::string::npos;
