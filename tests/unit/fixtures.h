@@ -1,8 +1,11 @@
 // Access to the captured tool output under tests/fixtures/<release>/.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,6 +38,23 @@ inline std::string first_lines(const std::string& text, std::size_t n) {
   for (std::size_t i = 0; i < n && std::getline(in, line); ++i) out += line + "\n";
   return out;
 }
+
+// A fresh folder under the system's temporary folder, removed with
+// everything in it when the test case ends.
+struct TempFolder {
+  std::filesystem::path root;
+  explicit TempFolder(const std::string& name)
+      : root(std::filesystem::temp_directory_path() / ("tileperf-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root);
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(root, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+};
 
 // The terminal message of the InputError that `call` throws, or "".
 template <typename Call>
