@@ -18,8 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch : ScratchDir {
-  Scratch() : ScratchDir("baseline-test") {}
+struct Scratch : TempFolder {
+  Scratch() : TempFolder("baseline-test") {}
+  std::string file(const std::string& name) const { return (root / name).string(); }
 };
 
 const char* kPolicy = R"({"rules": [

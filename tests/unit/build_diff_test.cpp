@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch : tileperf::testing::ScratchDir {
-  Scratch() : ScratchDir("build-diff-test") {}
+struct Scratch : tileperf::testing::TempFolder {
+  Scratch() : TempFolder("build-diff-test") {}
+  std::string file(const std::string& name) const { return (root / name).string(); }
 };
 
 const std::string kChecks = std::string(TILEPERF_SOURCE_DIR) + "/checks";

@@ -39,16 +39,21 @@ inline std::string first_lines(const std::string& text, std::size_t n) {
   return out;
 }
 
-// A folder of its own under the system's temporary folder for one test
-// case (`name` and the process id), removed with everything in it at the end.
-struct ScratchDir {
-  std::filesystem::path dir;
-  explicit ScratchDir(const std::string& name)
-      : dir(std::filesystem::temp_directory_path() / ("tileperf-" + name + "-" + std::to_string(getpid()))) {
-    std::filesystem::create_directories(dir);
+// A fresh folder under the system's temporary folder, removed with
+// everything in it when the test case ends.
+struct TempFolder {
+  std::filesystem::path root;
+  explicit TempFolder(const std::string& name)
+      : root(std::filesystem::temp_directory_path() / ("tileperf-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root);
   }
-  ~ScratchDir() { std::filesystem::remove_all(dir); }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
+  ~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(root, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
 };
 
 // The terminal message of the InputError that `call` throws, or "".

@@ -1,0 +1,511 @@
+// tileperf check: one kernel configuration on one architecture (kernel_check.h).
+#include "check/kernel_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "analysis/source_lines.h"
+#include "gate/baseline.h"
+#include "gate/check_memo.h"
+#include "gate/compare.h"
+#include "gate/policy.h"
+#include "metrics/compilation.h"
+#include "metrics/metrics.h"
+#include "metrics/pipeline.h"
+#include "readers/remarks.h"
+#include "report/comparison_text.h"
+#include "results/edits.h"
+#include "results/result.h"
+#include "results/run_record.h"
+#include "support/error.h"
+#include "support/json_input.h"
+#include "support/lock.h"
+#include "support/sha256.h"
+#include "support/text.h"
+#include "support/work_paths.h"
+#include "toolchain/cache.h"
+#include "toolchain/toolchain.h"
+#include "toolchain/toolchain_record.h"
+
+namespace tileperf {
+
+namespace fs = std::filesystem;
+
+std::string CheckOptions::prefix() const { return test_prefix(work_dir, id.config, id.arch); }
+
+std::string CheckOptions::shown_path(const std::string& path) const {
+  if (project_dir.empty()) return path;
+  std::error_code ec;
+  auto rel = fs::relative(path, project_dir, ec);
+  return ec || rel.empty() ? path : rel.string();
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a check waits for another run's check of the same test: this
+// many tool timeouts.
+constexpr double kLockWaitTimeouts = 5;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+bool update_requested() {
+  const char* v = std::getenv("TILEPERF_UPDATE_BASELINES");
+  return v && *v && std::string(v) != "0";
+}
+
+// What the dump step recorded (this architecture's record; its bytecode
+// replaces o.bytecode where it has its own).
+nlohmann::json read_dump_info(CheckOptions& o) { return read_dump_record(o.bytecode, o.dump_info, o.id.arch); }
+
+// The dump record's signature: what the configuration exported.
+std::map<std::string, std::string> signature_of(const nlohmann::json& dump, const std::string& file) {
+  if (!dump.contains("signature")) {
+    throw InputError(file, 0, "the dump record has no signature: re-run the dump step");
+  }
+  try {
+    return dump.at("signature").get<std::map<std::string, std::string>>();
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(file, 0, "signature: expected an object of strings");
+  }
+}
+
+// What the tools make of the bytecode: from the result cache when it holds
+// this compilation, else from the tools (and then stored).
+ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann::json& dump,
+                         const std::string& cubin, const std::string& remarks, TestResult& result) {
+  ResultCache cache(o.cache_dir);
+  auto artifacts = artifact_paths(o.prefix());
+  std::string key;
+  if (cache.enabled()) {
+    key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags});
+    if (cache.fetch(key, artifacts)) {
+      result.cache = "hit";
+      return saved_tool_outputs(o.prefix(), remarks);
+    }
+  }
+  auto compiled = compile_bytecode(o.tc, o.bytecode, o.id.arch, cubin, remarks);
+  result.seconds["compile"] = compiled.seconds;
+  ToolOutputs outputs = run_tool_outputs(o.tc, cubin, o.bytecode, remarks, o.prefix());
+  cache.store(key, artifacts);
+  result.cache = cache.enabled() ? "miss" : "off";
+  return outputs;
+}
+
+// What the reports draw of the main loop (and of the producer loop beside
+// it): the launch estimate's line and the replay of one steady iteration.
+nlohmann::json timeline_record(const Measurement& m) {
+  nlohmann::json loops = nlohmann::json::array();
+  auto add = [&](int index, const char* role) {
+    if (index < 0) return;
+    auto it = m.launch.timeline.loops.find(static_cast<std::size_t>(index));
+    if (it == m.launch.timeline.loops.end()) return;
+    const LoopInfo& l = m.loops.loops[static_cast<std::size_t>(index)];
+    nlohmann::json j = timeline_json(it->second);
+    j["role"] = role;
+    j["loop"] = loop_name(l);
+    j["warps"] = format_warps(l.warps);
+    if (l.lines) j["lines"] = format_lines(*l.lines);
+    if (std::string(role) == "main") j["overlap_pct"] = std::lround(100 * std::max(0.0, m.launch.overlap));
+    loops.push_back(std::move(j));
+  };
+  add(m.loops.main, "main");
+  add(producer_loop(m.loops), "producer");
+  return {{"format", "tileperf-timeline/1"}, {"launch", describe_launch(m.launch)}, {"loops", loops}};
+}
+
+
+Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohmann::json& dump,
+                TestResult& result, CheckSeen& seen) {
+  const auto& archs = tools.architectures;
+  if (std::find(archs.begin(), archs.end(), o.id.arch) == archs.end()) {
+    throw SkipError(fmt::format("{} is not supported by {} (it knows: {})", o.id.arch,
+                                o.tc.tileiras, fmt::join(archs, " ")));
+  }
+  Metrics m;
+  m.id = o.id;
+  CompileSetup setup = compile_setup(tools, dump, o.id.arch);
+  m.toolchain = std::move(setup.toolchain);
+  m.flags = std::move(setup.flags);
+  m.signature = signature_of(dump, o.dump_info);
+  m.generator = std::string("tileperf ") + TILEPERF_VERSION;
+
+  fs::create_directories(o.work_dir);
+  std::string cubin = prefixed_file(o.prefix(), FileKind::kCubin);
+  std::string remarks = prefixed_file(o.prefix(), FileKind::kRemarks);
+  result.seconds["dump"] = dump.value("seconds", 0.0);
+  auto t = Clock::now();
+  ToolOutputs outputs = tool_outputs(o, m, dump, cubin, remarks, result);
+  auto problem = problem_from_record(dump, o.dump_info);
+  Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr, true);
+  result.launch = describe_launch(measured.launch);
+  write_file_atomic(prefixed_file(o.prefix(), FileKind::kTimeline), timeline_record(measured).dump(1) + "\n", Durability::kRenamed);
+  m.values = std::move(measured.values);
+  result.notes = std::move(measured.notes);
+  seen.loops = std::move(measured.loops);
+  m.lines = std::move(measured.lines.counts);
+  seen.line_paths = std::move(measured.lines.paths);
+  // A cubin from the cache may name the kernel folder of the clone that
+  // compiled it: the lines shown are this clone's.
+  for (auto& [name, path] : seen.line_paths) {
+    fs::path here = fs::path(source_dir(dump)) / name;
+    if (!source_dir(dump).empty() && fs::exists(here)) path = here.string();
+  }
+  m.line_text = line_texts(m.lines, seen.line_paths);
+  write_file_atomic(prefixed_file(o.prefix(), FileKind::kMetrics), to_json_text(m), Durability::kRenamed);
+  result.seconds["extract"] = since(t);
+  for (const char* k : kKeyMetrics) result.key_metrics[k] = m.get(k);
+  return m;
+}
+
+bool same_toolchain(const Metrics& a, const Metrics& b) {
+  return a.toolchain == b.toolchain && a.flags == b.flags;
+}
+
+std::string toolchain_text(const Metrics& m) {
+  std::string out;
+  for (const auto& [tool, version] : m.toolchain) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", tool, version);
+  }
+  return out;
+}
+
+}  // namespace
+
+// Update mode: rewrite the baseline unless nothing at all changed (then the
+// file stays byte-identical). The verdicts of what moved are kept for the
+// review of the update (a toolchain bump, say): regressed, improved, ok.
+int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current,
+                    TestResult& result, std::string& report) {
+  current.generator = fmt::format("tileperf {} update_baselines", TILEPERF_VERSION);
+  if (fs::exists(o.baseline)) {
+    Metrics old = read_baseline(o.baseline);
+    Comparison c = compare_metrics(old, current, policy);
+    // Unchanged only when every metric is: a metric that appears or goes
+    // away with the value 0 is a change too.
+    if (old.values == current.values && old.lines == current.lines && same_toolchain(old, current) &&
+        old.signature == current.signature && old.generator == current.generator &&
+        baseline_is(o.baseline, current, policy)) {
+      result.state = State::kUnchanged;
+      return kExitOk;
+    }
+    result.set_diff(c);
+    result.state = State::kUpdated;
+    result.message = fmt::format("{} metric(s) moved", c.changed());
+    if (auto moves = line_moves(old.lines, current.lines, old.line_text, current.line_text); !moves.empty()) {
+      result.message += fmt::format("; {} source line(s) changed their instruction count", moves.size());
+    }
+    if (!same_toolchain(old, current)) {
+      result.message += fmt::format("; toolchain was: {}; now: {}", toolchain_text(old),
+                                    toolchain_text(current));
+    }
+    if (auto changes = signature_changes(old, current); !changes.empty()) {
+      result.message += fmt::format("; signature changed: {}", fmt::join(changes, "; "));
+    }
+    report = format_diff_table(c.diffs, o.verbose);
+  } else {
+    result.state = State::kCreated;
+  }
+  write_baseline(o.baseline, current, policy);
+  return kExitOk;
+}
+
+namespace {
+
+// Another toolchain than the baseline's: the test fails (a bump is a
+// reviewed step), and the metrics are compared under the usual policies all
+// the same, as the preview of what accepting the new toolchain moves; the
+// verdicts stay in the result for `tileperf summary` and `tileperf preview`.
+int toolchain_changed(const CheckOptions& o, const Metrics& baseline, const Metrics& current,
+                      Comparison c, const CheckSeen& seen, TestResult& result, std::string& report) {
+  result.state = State::kToolchainChanged;
+  // A metric every measurement writes (a remark count, 0 when tileiras says
+  // nothing) that the baseline lacks was not reported by the old toolchain:
+  // shown, not judged.
+  const auto always = remark_metrics({});
+  for (auto& d : c.diffs) {
+    if (d.change != Change::kNew || !always.count(d.name) || d.direction == Direction::kInfo) continue;
+    d.verdict = Verdict::kInfo;
+    result.notes.push_back(fmt::format("{} is new with this toolchain ({} now; the baseline's did not report "
+                                       "it): not judged",
+                                       d.name, d.current));
+  }
+  result.toolchain_change = toolchain_changes(baseline, current);
+  result.set_diff(c);
+  auto regressed = c.with_verdict(Verdict::kRegressed).size(), improved = c.with_verdict(Verdict::kImproved).size();
+  std::string preview = regressed + improved + c.broken.size() == 0
+                            ? "no gated metric past its limit"
+                            : fmt::format("{} metric(s) over the limit, {} improved, {} check(s) broken",
+                                          regressed, improved, c.broken.size());
+  result.message = fmt::format("the baseline was made with another toolchain ({}); compared under the new one, "
+                               "nothing written: {}; review and update with: {}",
+                               fmt::join(result.toolchain_change, ", "), preview, o.update_command);
+  report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
+  if (c.changed_gated() != 0) {
+    result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
+    report += format_line_moves(result.lines);
+  }
+  return kExitToolchainChanged;
+}
+
+}  // namespace
+
+int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
+                          const CheckSeen& seen, TestResult& result, std::string& report) {
+  if (!fs::exists(o.baseline)) {
+    result.state = State::kNew;
+    result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
+                                 o.update_command);
+    return kExitNew;
+  }
+  auto t = Clock::now();
+  Metrics baseline = read_baseline(o.baseline);
+  Judgement j = judge(baseline, current, policy, o.exact);
+  const Comparison& c = j.comparison;
+  if (j.state == State::kToolchainChanged) return toolchain_changed(o, baseline, current, c, seen, result, report);
+  result.seconds["compare"] = since(t);
+  result.set_diff(c);
+  result.state = j.state == State::kSignatureChanged ? c.state : j.state;
+  if (j.tuning()) result.tuning = j.signature;
+  for (const auto& line : split(format_broken(j.undecided), '\n')) {
+    if (!trim(line).empty()) result.notes.push_back("not deciding a tuning change: " + trim(line));
+  }
+  auto regressed = c.with_verdict(Verdict::kRegressed);
+  std::string tuned = j.tuning() ? fmt::format("tuning change ({}), judged by the launch estimate {}: ",
+                                               fmt::join(j.signature, "; "), kLaunchEstimate)
+                                 : "";
+  if (!regressed.empty() || !c.broken.empty()) {
+    std::vector<std::string> what;
+    if (!regressed.empty()) what.push_back(fmt::format("{} metric(s) over the limit", regressed.size()));
+    if (!c.broken.empty()) what.push_back(fmt::format("{} check(s) broken", c.broken.size()));
+    result.message = fmt::format("{}{}; if intended, accept with: {}", tuned, fmt::join(what, ", "), o.update_command);
+  } else if (c.state == State::kImproved && o.strict) {
+    result.state = State::kStale;
+    result.message = tuned + "improved beyond tolerance, and strict mode fails on a stale baseline; "
+                     "tighten it with: " + o.update_command;
+  } else if (c.state == State::kImproved) {
+    result.message = tuned + "improved beyond tolerance; tighten the baseline with: " + o.update_command;
+  } else if (j.tuning()) {
+    result.message = tuned + "within its limit; record the tuned configuration with: " + o.update_command;
+  }
+  report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
+  bool loop_moved = std::any_of(c.diffs.begin(), c.diffs.end(), [](const MetricDiff& d) {
+    return d.delta() != 0 && d.direction != Direction::kInfo &&
+           (d.name.rfind("loop.", 0) == 0 || d.name.rfind("cost.", 0) == 0);
+  });
+  if (loop_moved) report += format_main_loop(seen.loops);
+  if (c.changed_gated() != 0) {
+    result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
+    report += format_line_moves(result.lines);
+  }
+  if (c.state == State::kRegressed || j.state == State::kSignatureChanged) {
+    report += fmt::format("  listing: {}\n", o.shown_path(prefixed_file(o.prefix(), FileKind::kSass)));
+  }
+  // Another kernel than the baseline's fails whatever moved; the metrics are
+  // still shown for the review.
+  if (j.state == State::kSignatureChanged) {
+    result.state = State::kSignatureChanged;
+    result.message = fmt::format("the configuration exports another kernel than the baseline's "
+                                 "({}){}; if intended, update with: {}",
+                                 fmt::join(j.signature, "; "),
+                                 result.message.empty() ? "" : "; " + result.message,
+                                 o.update_command);
+    return kExitSignatureChanged;
+  }
+  if (result.state == State::kRegressed || result.state == State::kStale) return kExitRegression;
+  return kExitOk;
+}
+
+namespace {
+
+std::string timing_text(const TestResult& r) {
+  std::string out = r.cache == "hit" ? "cached" : "";
+  for (const auto& step : {"dump", "compile", "extract", "compare"}) {
+    auto it = r.seconds.find(step);
+    if (it != r.seconds.end()) out += fmt::format("{}{} {:.2f}s", out.empty() ? "" : ", ", step, it->second);
+  }
+  return out;
+}
+
+}  // namespace
+
+// Writes the result and prints its lines; returns what it printed.
+std::string finish_check(const CheckOptions& o, TestResult& result, const std::string& report,
+                         bool print_message) {
+  write_file_atomic(prefixed_file(o.prefix(), FileKind::kResult), to_json(result).dump(2) + "\n", Durability::kRenamed);
+  std::string timing = timing_text(result);
+  std::string out = fmt::format("{}: {}{}{}\n", result.id.name(), state_name(result.state),
+                                format_key_metrics(result.key_metrics), timing.empty() ? "" : " (" + timing + ")");
+  if (!result.launch.empty()) out += fmt::format("  launch: {}\n", result.launch);
+  if (print_message && !result.message.empty()) out += fmt::format("  {}\n", result.message);
+  out += report;
+  for (const auto& note : result.notes) out += fmt::format("  note: {}\n", note);
+  fmt::print("{}", out);
+  return out;
+}
+
+namespace {
+
+// The exit code of a self-test: 0 when the edit did what its patch says.
+int judged(const EditExpectation& edit, const TestResult& result, std::string* printed = nullptr) {
+  EditVerdict v = judge_edit(edit, &result);
+  std::string line = fmt::format("{} check: {}\n", kind_name(edit.kind), v.text);
+  fmt::print("{}", line);
+  if (printed) *printed += line;
+  return v.as_expected ? kExitOk : kExitRegression;
+}
+
+// The toolchain: the probed record when there is one (checked unchanged on
+// disk), else the tools asked now.
+ToolchainRecord toolchain_of(CheckOptions& o) {
+  if (o.toolchain_file.empty()) return probe_toolchain(o.tc);
+  ToolchainRecord r = read_toolchain_record(o.toolchain_file);
+  require_unchanged(r, o.toolchain_file);
+  o.tc = r.toolchain(o.tc.timeout_seconds, o.toolchain_file);
+  return r;
+}
+
+int check(CheckOptions& o, TestResult& result, std::string& report) {
+  nlohmann::json dump = read_dump_info(o);
+  ToolchainRecord tools = toolchain_of(o);
+  CheckSeen seen;
+  Metrics current = measure(o, tools, dump, result, seen);
+  Policy policy = load_policy(o.checks, o.id.kernel, o.id.config);
+  int code = o.update ? update_baseline(o, policy, current, result, report)
+                      : compare_with_baseline(o, policy, current, seen, result, report);
+  if (o.measurements) report += format_measurements(current, policy);
+  return code;
+}
+
+// What decides a check's result, for its memo (see check_memo.h). The tools
+// are checked unchanged on disk first: a tool changed since the probe fails
+// the check whatever the memo says.
+// nullopt when that cannot be told: the check then runs and says why.
+std::optional<std::string> check_fingerprint(const CheckOptions& o, const std::vector<std::string>& args) {
+  try {
+    if (!o.toolchain_file.empty()) require_unchanged(read_toolchain_record(o.toolchain_file), o.toolchain_file);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  MemoInputs in;
+  in.args = args;
+  in.args.push_back("cache: " + o.cache_dir);  // what it prints says whether it was a hit
+  if (o.toolchain_file.empty()) in.tools = {o.tc.tileiras, o.tc.tileirdisasm(), o.tc.cuobjdump, o.tc.nvdisasm()};
+  in.files = {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest};
+  in.folders = {o.checks};
+  std::error_code ec;
+  if (fs::is_regular_file(o.dump_info, ec)) {
+    try {
+      nlohmann::json record = parse_json(read_file(o.dump_info), o.dump_info);
+      in.files.push_back(record.value("source", ""));
+      // A configuration exported per architecture compiles a bytecode of its own.
+      nlohmann::json mine = record_for_arch(record, o.id.arch, o.dump_info);
+      if (mine.is_object() && mine.contains("bytecode") && mine.at("bytecode").is_string()) {
+        in.files.push_back((fs::path(o.dump_info).parent_path() / mine.at("bytecode").get<std::string>()).string());
+      }
+    } catch (const std::exception&) {
+      // A damaged record fails the check itself, which then runs.
+    }
+  }
+  return memo_fingerprint(in);
+}
+
+// The exit code of the last run of this check, reprinted and its result
+// stamped with this run, when nothing it depends on changed since.
+std::optional<int> reuse_check(const std::string& prefix, const std::string& fingerprint,
+                               const std::string& run_file) {
+  auto memo = reusable_memo(prefixed_file(prefix, FileKind::kMemo), fingerprint, prefixed_file(prefix, FileKind::kMetrics));
+  if (!memo) return std::nullopt;
+  nlohmann::json result = memo->result;
+  result.erase("run");
+  if (auto run = run_file.empty() ? std::nullopt : read_run_id(run_file)) result["run"] = *run;
+  write_file_atomic(prefixed_file(prefix, FileKind::kResult), result.dump(2) + "\n", Durability::kRenamed);
+  fmt::print("{}", memo->output);
+  return memo->exit_code;
+}
+
+void remember_check(const std::string& prefix, const std::string& fingerprint, int code,
+                    const std::string& printed, nlohmann::json result) {
+  std::error_code ec;
+  std::string metrics = prefixed_file(prefix, FileKind::kMetrics);
+  if (!fs::is_regular_file(metrics, ec)) return;
+  result.erase("run");
+  save_memo(prefixed_file(prefix, FileKind::kMemo), Memo{fingerprint, code, printed, std::move(result), sha256_hex(read_file(metrics))});
+}
+
+}  // namespace
+
+int check_kernel(CheckOptions o, const std::vector<std::string>& args) {
+  validate_test_id(o.id);
+  check_timeout(o.tc);  // before anything runs, not at the first tool call
+  if (o.toolchain_file.empty() && (o.tc.tileiras.empty() || o.tc.cuobjdump.empty())) {
+    throw UsageError("check: give --toolchain, or --tileiras and --cuobjdump");
+  }
+  if (o.dump_info.empty()) o.dump_info = o.bytecode + ".json";
+  o.cache_dir = cache_dir_from_environment(o.cache_dir == "off" ? "" : o.cache_dir);
+  o.update = o.update || update_requested();
+  std::optional<EditExpectation> edit;
+  if (!o.edit.empty()) {
+    if (o.edit_manifest.empty()) throw UsageError("check: --edit needs --edit-manifest");
+    edit = find_edit(edits_from_json(parse_json(read_file(o.edit_manifest), o.edit_manifest),
+                                     o.edit_manifest),
+                     o.edit, o.edit_manifest);
+    if (edit->kind == EditKind::kNoop) o.exact = true;
+    o.update = false;  // a self-test never rewrites a real baseline
+  }
+
+  // Another run of this test in this build folder (a second ctest) goes
+  // first; this one then reuses what it measured.
+  with_io_errors([&] { fs::create_directories(o.work_dir); });
+  FileLock lock(prefixed_file(o.prefix(), FileKind::kLock), "tileperf check " + o.id.name(), kLockWaitTimeouts * o.tc.timeout_seconds);
+  std::optional<std::string> fingerprint;
+  if (!o.update) {
+    fingerprint = check_fingerprint(o, args);
+    if (auto code = fingerprint ? reuse_check(o.prefix(), *fingerprint, o.run_file) : std::nullopt) return *code;
+  }
+  TestResult result;
+  result.id = o.id;
+  if (!o.run_file.empty()) result.run = read_run_id(o.run_file).value_or("");
+  std::string report;
+  // The result of an earlier run must not stand in for this one's.
+  std::error_code ignored;
+  fs::remove(prefixed_file(o.prefix(), FileKind::kResult), ignored);
+  try {
+    result.exit_code = with_io_errors([&] { return check(o, result, report); });
+  } catch (const Error& e) {
+    bool must_run = e.code() == kExitSkipped && (o.require_run || every_test_must_run());
+    int code = must_run ? kExitNotRun : e.code();
+    result.state = state_for_exit(code);
+    result.exit_code = code;
+    result.message = e.what();
+    if (must_run) result.message += " (every test must run here: CI is set or --require-run was given)";
+    fs::create_directories(o.work_dir, ignored);
+    try {
+      finish_check(o, result, report, /*print_message=*/false);
+    } catch (const Error&) {
+      // The result cannot be written (a full disk, say): the error itself is reported.
+    }
+    if (must_run) {
+      fmt::print("tileperf: not run: {}\n", result.message);
+      return edit ? judged(*edit, result) : code;
+    }
+    if (!edit) throw;  // main() prints the error itself
+    fmt::print("{}\n", format_error(e));
+    return judged(*edit, result);
+  }
+  std::string printed = finish_check(o, result, report);
+  int code = edit ? judged(*edit, result, &printed) : result.exit_code;
+  if (fingerprint) remember_check(o.prefix(), *fingerprint, code, printed, to_json(result));
+  return code;
+}
+
+}  // namespace tileperf

@@ -1,0 +1,66 @@
+// One kernel configuration's check on one architecture, the work behind
+// `tileperf check` and each perf.<kernel>.<config>.<arch> test:
+//
+// bytecode --tileiras--> cubin + remarks --cuobjdump--> SASS, resource usage
+// --> metrics JSON --> compared with the baseline (or written to it in update
+// mode) --> result JSON and a report.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/loops.h"
+#include "gate/policy.h"
+#include "metrics/metrics.h"
+#include "results/result.h"
+#include "toolchain/toolchain.h"
+
+namespace tileperf {
+
+struct CheckOptions {
+  TestId id;
+  std::string bytecode, dump_info, work_dir, baseline, checks = "checks";
+  std::string edit, edit_manifest;  // a self-test of an edited kernel: judge the check
+  std::string toolchain_file;      // the probed toolchain record (else the tools are asked)
+  std::string cache_dir;           // the result cache ("": off)
+  std::string run_file;            // run.json of the run this check belongs to
+  std::string update_command = "cmake --build <build-dir> --target update_baselines";
+  Toolchain tc;
+  bool update = false, exact = false, verbose = false, strict = false, require_run = false;
+  bool measurements = false;       // print CTest measurements
+
+  std::string project_dir;          // paths in messages are shown relative to it ("": as given)
+
+  std::string prefix() const;
+  std::string shown_path(const std::string& path) const;
+};
+
+// What a measurement saw beside the metrics, for the report.
+struct CheckSeen {
+  LoopReport loops;                                // the main loop, for a loop regression
+  std::map<std::string, std::string> line_paths;  // "gelu.py" -> the path the line table names
+};
+
+// Runs the check `o` describes (its options as given on the command line;
+// `args` the command line itself, which the check's memo keys on), prints
+// its lines and writes its result; returns the exit code. Bad options throw
+// UsageError, bad input files InputError.
+int check_kernel(CheckOptions o, const std::vector<std::string>& args);
+
+// Compares `current` with the baseline at o.baseline: sets the result's
+// state, message and diff, appends the report's lines; returns the exit code.
+int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
+                          const CheckSeen& seen, TestResult& result, std::string& report);
+
+// Update mode: writes `current` as the baseline unless nothing changed
+// (state unchanged, the file stays byte-identical); created or updated.
+int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current, TestResult& result,
+                    std::string& report);
+
+// Writes the result file and prints the result's lines; returns what it printed.
+std::string finish_check(const CheckOptions& o, TestResult& result, const std::string& report,
+                         bool print_message = true);
+
+}  // namespace tileperf
