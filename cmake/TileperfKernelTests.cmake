@@ -364,15 +364,23 @@ endfunction()
 # fixture of every perf test: it writes ${TILEPERF_WORK_DIR}/run.json with a
 # new run id (TILEPERF_RUN_ID when set), which each check stamps on its
 # result, so that `tileperf summary` and `report` tell this run's results
-# from those an earlier, partial run left behind.
+# from those an earlier, partial run left behind; and the build's policy
+# folder and the command that updates its baselines, which `tileperf diff`
+# reads.
 function(_tileperf_add_run_start)
   get_property(added GLOBAL PROPERTY TILEPERF_RUN_START)
   if(added)
     return()
   endif()
   set_property(GLOBAL PROPERTY TILEPERF_RUN_START TRUE)
+  file(RELATIVE_PATH build_dir "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}")
+  if(build_dir STREQUAL "")
+    set(build_dir .)
+  endif()
   add_test(NAME run.start
-    COMMAND tileperf::tileperf run-start --out "${TILEPERF_WORK_DIR}/run.json")
+    COMMAND tileperf::tileperf run-start --out "${TILEPERF_WORK_DIR}/run.json"
+      --checks "${TILEPERF_CHECKS_DIR}"
+      --update-command "cmake --build ${build_dir} --target update_baselines")
   set_tests_properties(run.start PROPERTIES FIXTURES_SETUP tileperf.run LABELS perf TIMEOUT 60)
 endfunction()
 

@@ -88,3 +88,30 @@ file(MAKE_DIRECTORY "${WORK}/broken/gelu")
 file(WRITE "${WORK}/broken/gelu/f16_1024.sm_120.metrics.json" "{\"format\": \"tileperf-metrics/1\",\n  \"metrics\": [}\n")
 step("broken metrics file" 2 "^tileperf: error: [^\n]*/broken/gelu/f16_1024\\.sm_120\\.metrics\\.json:2: "
   ${diff} "${WORK}/base" "${WORK}/broken")
+
+# The policy folder and the update command come from the head's run record
+# (`tileperf run-start`, the test run.start of a build) when --checks is not
+# given; on a regression the diff says how to update the head's baselines.
+set(recorded "${WORK}/recorded")
+file(MAKE_DIRECTORY "${recorded}/base" "${recorded}/head")
+file(COPY "${WORK}/base/gelu" DESTINATION "${recorded}/base")
+file(COPY "${WORK}/head/gelu" DESTINATION "${recorded}/head")
+step("run record" 0 "^run [^\n]+: [^\n]*/recorded/head/run\\.json\n$"
+  "${TILEPERF}" run-start --out "${recorded}/head/run.json" --checks "${CHECKS}"
+  --update-command "cmake --build recorded --target update_baselines")
+step("policy folder from the run record" 3
+  "perf\\.gelu\\.f16_1024\\.sm_120: regressed\n.*\n1 test\\(s\\) in both: 1 regressed; 0 added, 0 removed \\(base [^\n]*/recorded/base, head [^\n]*/recorded/head\\)\nif intended, update the head build's baselines with: cmake --build recorded --target update_baselines\n$"
+  "${TILEPERF}" diff "${recorded}/base" "${recorded}/head" --json "${WORK}/recorded.json")
+file(READ "${WORK}/recorded.json" json)
+string(JSON checks GET "${json}" checks)
+if(NOT checks STREQUAL "${CHECKS}")
+  message(FATAL_ERROR "recorded.json: checks ${checks}, expected ${CHECKS}")
+endif()
+# A run record of an older tileperf keeps neither: the diff asks for --checks.
+file(WRITE "${recorded}/head/run.json" "{\"format\": \"tileperf-run/1\", \"run\": \"old\"}\n")
+step("run record without a policy folder" 2
+  "^tileperf: error: [^\n]*/recorded/head/run\\.json: the run record keeps no policy folder \\(a record of an older tileperf\\): give --checks, or run the build's tests again\n$"
+  "${TILEPERF}" diff "${recorded}/base" "${recorded}/head")
+step("run record without a policy folder, --checks given" 3
+  "\n1 test\\(s\\) in both: 1 regressed; 0 added, 0 removed \\([^\n]*\\)\n$"
+  "${TILEPERF}" diff "${recorded}/base" "${recorded}/head" --checks "${CHECKS}")

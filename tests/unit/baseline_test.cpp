@@ -18,11 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("tileperf-baseline-test-" + std::to_string(getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
+struct Scratch : TempFolder {
+  Scratch() : TempFolder("baseline-test") {}
+  std::string file(const std::string& name) const { return (root / name).string(); }
 };
 
 const char* kPolicy = R"({"rules": [

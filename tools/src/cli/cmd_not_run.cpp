@@ -19,8 +19,9 @@
 namespace tileperf {
 
 int run_not_run(const Args& args) {
-  CLI::App app("Report a perf test that cannot run, with the reason: exit 77 (skipped), or 8 "
-               "(a failure) with --require-run or when the environment variable CI is set.",
+  CLI::App app(fmt::format("Report a perf test that cannot run, with the reason: exit {} (skipped), or {} "
+                           "(a failure) with --require-run or when the environment variable CI is set.",
+                           static_cast<int>(kExitSkipped), static_cast<int>(kExitNotRun)),
                "not-run");
   TestResult r;
   std::string work_dir;

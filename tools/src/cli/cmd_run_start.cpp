@@ -16,11 +16,15 @@ int run_run_start(const Args& args) {
                "tell this run's results from those an earlier run left behind.",
                "run-start");
   std::string out;
+  RunRecord record;
   app.add_option("-o,--out", out, "the run record to write")->required();
+  app.add_option("--checks", record.checks, "the build's policy folder, which `tileperf diff` reads from the record");
+  app.add_option("--update-command", record.update_command,
+                 "the command that updates the build's baselines, which `tileperf diff` shows");
   if (parse_args(app, args)) return kExitOk;
-  std::string id = new_run_id();
-  write_run_record(out, id);
-  fmt::print("run {}: {}\n", id, out);
+  record.id = new_run_id();
+  write_run_record(out, record);
+  fmt::print("run {}: {}\n", record.id, out);
   return kExitOk;
 }
 

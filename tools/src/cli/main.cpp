@@ -48,15 +48,27 @@ const Subcommand kSubcommands[] = {
     {"states", "the states a test ends in, with exit codes and CTest's result, as a Markdown table", run_states},
 };
 
+// "exit codes: 0 ok, 1 internal error, ...", from kExitCodes, in lines of
+// at most 80 columns.
+std::string exit_code_list() {
+  std::string out = "exit codes:";
+  std::size_t line = out.size();
+  for (std::size_t i = 0; i < std::size(kExitCodes); ++i) {
+    std::string item = fmt::format("{} {}{}", static_cast<int>(kExitCodes[i].code), kExitCodes[i].meaning,
+                                   i + 1 < std::size(kExitCodes) ? "," : "");
+    bool wrap = line + 1 + item.size() > 80;
+    out += (wrap ? "\n" : " ") + item;
+    line = wrap ? item.size() : line + 1 + item.size();
+  }
+  return out + "\n";
+}
+
 void print_help() {
   std::cout << "usage: tileperf <subcommand> [options]\n\n"
                "Catches code-generation regressions in cuTile kernels from compiler output.\n\n"
                "subcommands:\n";
   for (const auto& s : kSubcommands) fmt::print("  {:<9} {}\n", s.name, s.description);
-  std::cout << "\n'tileperf <subcommand> --help' describes its options.\n"
-               "exit codes: 0 ok, 1 internal error, 2 bad usage or input, 3 regression,\n"
-               "4 toolchain failure, 5 no baseline yet, 6 toolchain changed, 7 signature changed,\n"
-               "8 not run where every test must run, 10 I/O failure, 77 skipped\n";
+  std::cout << "\n'tileperf <subcommand> --help' describes its options.\n" << exit_code_list();
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {

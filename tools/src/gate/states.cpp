@@ -41,19 +41,10 @@ State state_from_name(const std::string& name, const std::string& file) {
 }
 
 State state_for_exit(int code) {
-  switch (code) {
-    case kExitOk: return State::kPass;
-    case kExitBadInput: return State::kBadInput;
-    case kExitRegression: return State::kRegressed;
-    case kExitToolchain: return State::kToolchainFailure;
-    case kExitNew: return State::kNew;
-    case kExitToolchainChanged: return State::kToolchainChanged;
-    case kExitSignatureChanged: return State::kSignatureChanged;
-    case kExitNotRun: return State::kNotRun;
-    case kExitIo: return State::kIoFailure;
-    case kExitSkipped: return State::kSkipped;
-    default: return State::kError;
-  }
+  if (code == kExitOk) return State::kPass;  // improved and updated are told by the result, not the code
+  const auto& states = all_states();
+  auto it = std::find_if(states.begin(), states.end(), [code](const StateInfo& i) { return i.exit_code == code; });
+  return it == states.end() ? State::kError : it->state;
 }
 
 }  // namespace tileperf

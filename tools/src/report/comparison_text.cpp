@@ -7,9 +7,9 @@
 
 namespace tileperf {
 
-namespace {
-
 const char* verdict_word(Verdict v) { return v == Verdict::kRegressed ? "REGRESSED" : verdict_name(v); }
+
+namespace {
 
 // "TOTAL  64 metrics: 9 moved (7 regressed, 1 improved, 1 within limits;
 // 1 new, 1 removed), 55 unchanged", the bottom line of the table.

@@ -16,6 +16,9 @@
 
 namespace tileperf {
 
+// A verdict as a table shows it: REGRESSED in capitals, the others by name.
+const char* verdict_word(Verdict v);
+
 // Table of the rows shown_rows picks (metric, baseline, current, signed
 // delta, percent, limit, verdict), the opcodes that moved most in the kernel
 // and in its main loop, and a TOTAL line counting moved and unchanged metrics.

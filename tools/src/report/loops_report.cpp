@@ -17,6 +17,7 @@
 #include "support/error.h"
 #include "support/json_input.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 #include "toolchain/toolchain.h"
 
 namespace tileperf {
@@ -46,31 +47,35 @@ std::map<std::string, double> latency_overrides(const std::vector<std::string>& 
 bool is_elf(const std::string& data) { return data.rfind("\x7f" "ELF", 0) == 0; }
 
 // Beside build/tileperf/<kernel>/<config>.<arch>.cubin, a test leaves
-// <config>.<arch>.sass, .remarks.yaml and <config>.tileirbc.json.
-std::string sibling(const std::string& cubin, const std::string& suffix) {
-  fs::path p(cubin);
-  if (p.extension() != ".cubin") return "";
-  fs::path candidate = p.parent_path() / (p.stem().string() + suffix);
-  return fs::exists(candidate) ? candidate.string() : "";
+// <config>.<arch>.sass, .remarks.yaml and <config>.tileirbc.json: the file
+// of `kind` beside `cubin` when it is there, else "".
+std::string sibling(const std::string& cubin, FileKind kind) {
+  auto prefix = prefix_of(cubin, FileKind::kCubin);
+  if (!prefix) return "";
+  std::string candidate = prefixed_file(*prefix, kind);
+  return fs::exists(candidate) ? candidate : "";
+}
+
+// What the name of `cubin` says (its kernel folder's name left out), or
+// nullopt when it is no <config>.<arch>.cubin.
+std::optional<FileId> cubin_id(const std::string& cubin) {
+  auto id = parse_relative_path("kernel/" + fs::path(cubin).filename().string(), false);
+  if (!id || id->kind != FileKind::kCubin) return std::nullopt;
+  return id;
 }
 
 std::string dump_record_beside(const std::string& cubin) {
-  fs::path p(cubin);
-  std::string stem = p.stem().string();  // <config>.<arch>
-  auto dot = stem.rfind('.');
-  if (p.extension() != ".cubin" || dot == std::string::npos) return "";
-  fs::path candidate = p.parent_path() / (stem.substr(0, dot) + ".tileirbc.json");
+  auto id = cubin_id(cubin);
+  if (!id) return "";
+  std::string name = fs::path(relative_path({FileKind::kDumpRecord, id->kernel, id->config, ""})).filename().string();
+  fs::path candidate = fs::path(cubin).parent_path() / name;
   return fs::exists(candidate) ? candidate.string() : "";
 }
 
 // "sm_90" of build/tileperf/<kernel>/<config>.sm_90.cubin; empty otherwise.
 std::string arch_of_cubin_name(const std::string& cubin) {
-  fs::path p(cubin);
-  std::string stem = p.stem().string();
-  auto dot = stem.rfind('.');
-  if (p.extension() != ".cubin" || dot == std::string::npos) return "";
-  std::string arch = stem.substr(dot + 1);
-  return arch.rfind("sm_", 0) == 0 ? arch : "";
+  auto id = cubin_id(cubin);
+  return id ? id->arch : "";
 }
 
 void add_loop(std::string& out, const LoopReport& r, std::size_t i, int indent) {
@@ -142,9 +147,9 @@ nlohmann::json loop_json(const LoopReport& r) {
 // cubin, given, or from a cuobjdump that exists.
 bool loop_outputs(LoopsOptions& o, ToolOutputs& out) {
   const std::string& cubin = o.input;
-  if (o.sass.empty()) o.sass = sibling(cubin, ".sass");
-  if (o.remarks.empty()) o.remarks = sibling(cubin, ".remarks.yaml");
-  std::string res_usage = o.res_usage.empty() ? sibling(cubin, ".res-usage.txt") : o.res_usage;
+  if (o.sass.empty()) o.sass = sibling(cubin, FileKind::kSass);
+  if (o.remarks.empty()) o.remarks = sibling(cubin, FileKind::kRemarks);
+  std::string res_usage = o.res_usage.empty() ? sibling(cubin, FileKind::kResUsage) : o.res_usage;
   bool can_run = fs::exists(o.tc.cuobjdump);
   if (!o.sass.empty()) {
     out.sass_text = read_file(o.sass);
@@ -168,7 +173,7 @@ bool loop_outputs(LoopsOptions& o, ToolOutputs& out) {
     out.remarks_name = o.remarks;
   }
   // <config>.<arch>.tileir beside <config>.<arch>.cubin.
-  if (std::string tileir = sibling(cubin, ".tileir"); !tileir.empty()) {
+  if (std::string tileir = sibling(cubin, FileKind::kTileir); !tileir.empty()) {
     out.tileir_text = read_file(tileir);
     out.tileir_name = tileir;
   }

@@ -13,6 +13,7 @@
 #include "support/json_input.h"
 #include "results/run_record.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -224,7 +225,7 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
     for (; !ec && it != end; it.increment(ec)) {
       const std::string path = it->path().string();
       std::error_code type_ec;
-      if (it->is_regular_file(type_ec) && path.ends_with(".result.json")) files.push_back(path);
+      if (it->is_regular_file(type_ec) && prefix_of(path, FileKind::kResult)) files.push_back(path);
     }
     if (ec) {
       throw InputError(dir, 0, "cannot read this folder or one under it: " + ec.message());

@@ -54,13 +54,26 @@ std::string new_run_id() {
   return fmt::format("{}-{}-{:04x}", utc_now("%Y%m%dT%H%M%SZ"), getpid(), rd() & 0xffff);
 }
 
-void write_run_record(const std::string& path, const std::string& id) {
-  nlohmann::json j = {{"format", kRunFormat}, {"run", id}, {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")}};
+void write_run_record(const std::string& path, const RunRecord& record) {
+  nlohmann::json j = {{"format", kRunFormat}, {"run", record.id}, {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")}};
+  if (!record.checks.empty()) j["checks"] = record.checks;
+  if (!record.update_command.empty()) j["update_command"] = record.update_command;
   fs::create_directories(fs::path(path).parent_path());
   write_file_atomic(path, j.dump(2) + "\n");
 }
 
-std::optional<std::string> read_run_id(const std::string& path) {
+namespace {
+
+// The string at `key`, "" when the record has none.
+std::string optional_string(const nlohmann::json& j, const char* key, const std::string& path) {
+  if (!j.contains(key)) return "";
+  if (!j.at(key).is_string()) throw InputError(path, 0, fmt::format("key '{}' must be a string", key));
+  return j.at(key).get<std::string>();
+}
+
+}  // namespace
+
+std::optional<RunRecord> read_run_record(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
   nlohmann::json j = parse_json(read_file(path), path);
@@ -70,7 +83,12 @@ std::optional<std::string> read_run_id(const std::string& path) {
   if (!j.contains("run") || !j.at("run").is_string()) throw InputError(path, 0, "key 'run' must be a string");
   std::string id = j.at("run").get<std::string>();
   if (auto problem = run_id_problem(id); !problem.empty()) throw InputError(path, 0, "key 'run' " + problem);
-  return id;
+  return RunRecord{id, optional_string(j, "checks", path), optional_string(j, "update_command", path)};
+}
+
+std::optional<std::string> read_run_id(const std::string& path) {
+  if (auto record = read_run_record(path)) return record->id;
+  return std::nullopt;
 }
 
 std::optional<std::string> nearest_run_id(const std::string& file, const std::string& root) {

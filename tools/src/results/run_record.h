@@ -17,8 +17,22 @@ inline constexpr const char* kRunFileName = "run.json";
 // else the UTC time, the process id and a random suffix.
 std::string new_run_id();
 
-// Writes {"format", "run", "started"} atomically.
-void write_run_record(const std::string& path, const std::string& id);
+// What a run record keeps: the run's id, and, from the build that started
+// it, its policy folder and the command that updates its baselines (empty in
+// a record of an older tileperf, which kept neither).
+struct RunRecord {
+  std::string id;
+  std::string checks;
+  std::string update_command;
+};
+
+// Writes {"format", "run", "started", "checks", "update_command"} atomically
+// (the last two when not empty).
+void write_run_record(const std::string& path, const RunRecord& record);
+
+// The run record at `path`; nullopt when there is no such file. A malformed
+// record is an InputError naming it.
+std::optional<RunRecord> read_run_record(const std::string& path);
 
 // The id of the run record at `path`; nullopt when there is no such file.
 // A malformed record is an InputError naming it.

@@ -9,9 +9,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/defaults.h"
+
 namespace tileperf {
 
-// Exit codes (fixed interface, see README).
+// Exit codes (fixed interface, see README), listed with their meanings in
+// kExitCodes.
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,
@@ -24,7 +27,29 @@ enum ExitCode : int {
   kExitNotRun = 8,      // a test that could not run where every test must (CI)
   kExitIncomplete = 9,  // report: fewer results than --expect (a shard uploaded nothing)
   kExitIo = 10,         // the file system refused: disk full, permission denied, read-only
-  kExitSkipped = 77,    // tool or architecture unavailable (CTest: Not Run)
+  kExitSkipped = kSkipExitCode,  // tool or architecture unavailable (CTest: Not Run)
+};
+
+struct ExitCodeInfo {
+  ExitCode code;
+  const char* meaning;
+};
+
+// Every exit code and what it means, in order: `tileperf --help` lists
+// them from here, and each state (gate/states.h) names one.
+inline constexpr ExitCodeInfo kExitCodes[] = {
+    {kExitOk, "ok"},
+    {kExitInternal, "internal error"},
+    {kExitBadInput, "bad usage or input"},
+    {kExitRegression, "regression"},
+    {kExitToolchain, "toolchain failure"},
+    {kExitNew, "no baseline yet"},
+    {kExitToolchainChanged, "toolchain changed"},
+    {kExitSignatureChanged, "signature changed"},
+    {kExitNotRun, "not run where every test must run"},
+    {kExitIncomplete, "fewer results than expected"},
+    {kExitIo, "I/O failure"},
+    {kExitSkipped, "skipped"},
 };
 
 // Base class: a message and the exit code it maps to.

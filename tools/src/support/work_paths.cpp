@@ -1,8 +1,11 @@
 #include "support/work_paths.h"
 
+#include "support/defaults.h"
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <regex>
 #include <string_view>
 
 namespace tileperf {
@@ -11,8 +14,15 @@ namespace {
 
 constexpr std::size_t kMaxNameLength = 200;
 
-bool is_name_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+// The rules of support/defaults.h, compiled once.
+const std::regex& name_rule() {
+  static const std::regex rule(kNamePattern);
+  return rule;
+}
+
+const std::regex& arch_rule() {
+  static const std::regex rule(kArchPattern);
+  return rule;
 }
 
 // What a kind's file name is made of: a fixed name (a kernel's file), or
@@ -76,17 +86,14 @@ std::optional<FileId> parse_as(const KindRow& row, const std::string& kernel, co
 }  // namespace
 
 std::string name_problem(const std::string& name) {
-  if (name.empty() || name.size() > kMaxNameLength || !std::all_of(name.begin(), name.end(), is_name_char)) {
-    return "'" + name + "' must match [A-Za-z0-9_]+";
+  if (name.size() > kMaxNameLength || !std::regex_match(name, name_rule())) {
+    return "'" + name + "' must match " + kNamePattern;
   }
   return "";
 }
 
 std::string arch_problem(const std::string& arch) {
-  std::size_t digits = 3;
-  while (digits < arch.size() && arch[digits] >= '0' && arch[digits] <= '9') ++digits;
-  std::size_t end = digits < arch.size() && arch[digits] >= 'a' && arch[digits] <= 'z' ? digits + 1 : digits;
-  if (arch.rfind("sm_", 0) != 0 || digits == 3 || digits > 8 || end != arch.size()) {
+  if (arch.size() > kMaxNameLength || !std::regex_match(arch, arch_rule())) {
     return "'" + arch + "' must look like sm_120";
   }
   return "";

@@ -1,8 +1,8 @@
 // The names of the files of a kernel, a configuration and an architecture,
 // in the work folder (build/tileperf by default) and the baselines folder:
 // one rule, which tests/fixtures/work_paths.json tabulates, built here and
-// parsed back here. Kernel and configuration names match [A-Za-z0-9_]+;
-// architectures are sm_<digits>, with an optional letter.
+// parsed back here. Kernel and configuration names and architectures follow
+// the rules of support/defaults.h ([A-Za-z0-9_]+, sm_[0-9]+[a-z]?).
 #pragma once
 
 #include <optional>
@@ -10,8 +10,8 @@
 
 namespace tileperf {
 
-// The first problem with a kernel or config name ([A-Za-z0-9_]+, at most 200
-// characters) or an architecture (sm_<digits>, optional letter), or "".
+// The first problem with a kernel or config name (kNamePattern, at most 200
+// characters) or an architecture (kArchPattern, at most 200), or "".
 std::string name_problem(const std::string& name);
 std::string arch_problem(const std::string& arch);
 
