@@ -76,20 +76,42 @@ std::string error_of(Parse parse, const std::string& text, const std::string& na
   });
 }
 
+// An instruction of a listing written for a test, with its control bits:
+// the stall count, the scoreboards it sets (-1: none) and the mask of
+// scoreboards it waits on.
+struct ListingInsn {
+  std::string text;
+  int stall = 1;
+  int write_sb = -1, read_sb = -1;
+  unsigned wait = 0;
+};
+
+// The control word an instruction's listing line carries (nvdisasm's second
+// 64-bit word: yield stored inverted, scoreboards 7 when unused).
+inline std::uint64_t control_word(const ListingInsn& i) {
+  std::uint64_t c = static_cast<std::uint64_t>(i.stall & 0xf);
+  c |= std::uint64_t(1) << 4;  // no yield (stored inverted)
+  c |= static_cast<std::uint64_t>(i.write_sb < 0 ? 7 : i.write_sb) << 5;
+  c |= static_cast<std::uint64_t>(i.read_sb < 0 ? 7 : i.read_sb) << 8;
+  c |= static_cast<std::uint64_t>(i.wait & 0x3f) << 11;
+  return c << 41;
+}
+
 // A listing of one function "k" for `arch`, written for a test: one
-// instruction text (predicate included) per 16-byte slot from address 0,
-// each with a control word of stall 1 that waits on nothing, then the
-// padding self-branch.
-inline SassListing synthetic_listing(const std::vector<std::string>& code,
-                                     const std::string& arch = "sm_90a") {
+// instruction (predicate included) per 16-byte slot from address 0, each
+// with its control word, then the padding self-branch.
+inline SassListing synthetic_listing_with_bits(const std::vector<ListingInsn>& code,
+                                              const std::string& arch = "sm_90a") {
   std::string text = "\tcode for " + arch + "\n\t\tFunction : k\n";
-  char buf[160];
+  char buf[200];
   std::uint64_t address = 0;
-  for (const auto& insn : code) {
+  for (const auto& i : code) {
     std::snprintf(buf, sizeof buf, "        /*%04llx*/   %s ;   /* 0x0000000000000000 */\n",
-                  static_cast<unsigned long long>(address), insn.c_str());
+                  static_cast<unsigned long long>(address), i.text.c_str());
     text += buf;
-    text += "                     /* 0x000fe20000000000 */\n";
+    std::snprintf(buf, sizeof buf, "                     /* 0x%016llx */\n",
+                  static_cast<unsigned long long>(control_word(i)));
+    text += buf;
     address += 16;
   }
   std::snprintf(buf, sizeof buf, "        /*%04llx*/   BRA 0x%llx;   /* 0x0000000000000000 */\n",
@@ -98,6 +120,14 @@ inline SassListing synthetic_listing(const std::vector<std::string>& code,
   text += "                     /* 0x000fc00000000000 */\n\t\t..........\n";
   std::istringstream in(text);
   return parse_sass(in, "test.sass");
+}
+
+// The same with every instruction at stall 1, waiting on nothing.
+inline SassListing synthetic_listing(const std::vector<std::string>& code,
+                                     const std::string& arch = "sm_90a") {
+  std::vector<ListingInsn> insns;
+  for (const auto& text : code) insns.push_back({text});
+  return synthetic_listing_with_bits(insns, arch);
 }
 
 }  // namespace tileperf::testing

@@ -26,43 +26,9 @@ using namespace tileperf::testing;
 
 namespace {
 
-// An instruction of a written listing with its control bits.
-struct Insn {
-  std::string text;
-  int stall = 1;
-  int write_sb = -1, read_sb = -1;
-  unsigned wait = 0;
-};
+using Insn = ListingInsn;
 
-std::uint64_t control_word(const Insn& i) {
-  std::uint64_t c = static_cast<std::uint64_t>(i.stall & 0xf);
-  c |= std::uint64_t(1) << 4;  // no yield (stored inverted)
-  c |= static_cast<std::uint64_t>(i.write_sb < 0 ? 7 : i.write_sb) << 5;
-  c |= static_cast<std::uint64_t>(i.read_sb < 0 ? 7 : i.read_sb) << 8;
-  c |= static_cast<std::uint64_t>(i.wait & 0x3f) << 11;
-  return c << 41;
-}
-
-SassListing listing_of(const std::vector<Insn>& code) {
-  std::string text = "\tcode for sm_90a\n\t\tFunction : k\n";
-  char buf[200];
-  std::uint64_t address = 0;
-  for (const auto& i : code) {
-    std::snprintf(buf, sizeof buf, "        /*%04llx*/   %s ;   /* 0x0000000000000000 */\n",
-                  static_cast<unsigned long long>(address), i.text.c_str());
-    text += buf;
-    std::snprintf(buf, sizeof buf, "                     /* 0x%016llx */\n",
-                  static_cast<unsigned long long>(control_word(i)));
-    text += buf;
-    address += 16;
-  }
-  std::snprintf(buf, sizeof buf, "        /*%04llx*/   BRA 0x%llx;   /* 0x0000000000000000 */\n",
-                static_cast<unsigned long long>(address), static_cast<unsigned long long>(address));
-  text += buf;
-  text += "                     /* 0x000fc00000000000 */\n\t\t..........\n";
-  std::istringstream in(text);
-  return parse_sass(in, "test.sass");
-}
+SassListing listing_of(const std::vector<Insn>& code) { return synthetic_listing_with_bits(code); }
 
 struct Analysed {
   SassListing listing;
