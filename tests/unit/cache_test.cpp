@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "toolchain/cache.h"
+#include "fixtures.h"
 #include "support/error.h"
 #include "support/http.h"
 #include "toolchain/remote_cache.h"
@@ -21,10 +22,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("cache_test_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : testing::TempFolder {
+  const fs::path& path = root;
+  TempDir() : TempFolder("cache_test") {}
   std::string file(const std::string& name, const std::string& content) const {
     std::ofstream(path / name) << content;
     return (path / name).string();

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "fixtures.h"
 #include "support/error.h"
 #include "metrics/metrics.h"
 #include "gate/policy.h"
@@ -13,13 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("tileperf-policy-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : testing::TempFolder {
+  const fs::path& path = root;
+  TempDir() : TempFolder("policy") {}
   void write(const std::string& name, const std::string& text) const {
     write_file_atomic((path / name).string(), text);
   }
