@@ -8,6 +8,7 @@
 
 #include "support/error.h"
 #include "support/text.h"
+#include "readers/tileir_program.h"
 
 namespace tileperf {
 
@@ -94,47 +95,6 @@ std::string strip_location(std::string& line) {
   return ref.rfind("#loc", 0) == 0 ? ref : "";
 }
 
-struct SourceLoc {
-  std::string file;
-  int line = 0;
-};
-
-// The table of "#locN = ..." definitions after the entries.
-class Locations {
- public:
-  // Whether `line` is a definition ("#name = ..."), which it then records.
-  bool add(const std::string& line) {
-    if (line.empty() || line[0] != '#') return false;
-    auto eq = line.find(" = ");
-    if (eq == std::string::npos) return true;  // another attribute alias: nothing to keep
-    defs_[line.substr(0, eq)] = line.substr(eq + 3);
-    return true;
-  }
-
-  SourceLoc resolve(const std::string& ref, int depth = 0) const {
-    auto it = defs_.find(ref);
-    if (it == defs_.end() || depth > 32) return {};
-    const std::string& d = it->second;
-    if (d.rfind("loc(\"", 0) == 0) {  // loc("file":line:col)
-      auto close = d.find("\":", 5);
-      if (close == std::string::npos) return {};
-      SourceLoc out{d.substr(5, close - 5), 0};
-      auto n = parse_count(d.substr(close + 2, d.find(':', close + 2) - close - 2), 1 << 30);
-      out.line = n ? static_cast<int>(*n) : 0;
-      return out;
-    }
-    // di_loc<#locN in ...>, loc(callsite(#locA at #locB)), loc(fused[...]):
-    // the first location named inside.
-    auto at = d.find("#loc");
-    if (at == std::string::npos) return {};
-    std::size_t end = run_of(d, at + 1, is_word_char);
-    return resolve(d.substr(at, end - at), depth + 1);
-  }
-
- private:
-  std::map<std::string, std::string> defs_;
-};
-
 // The type a memory operation moves: for a load the first tile type after
 // "->", for a store the first after " : ".
 std::int64_t moved_bytes(const std::string& rest, bool store) {
@@ -154,11 +114,6 @@ std::int64_t moved_bytes(const std::string& rest, bool store) {
 bool is_memory_op(const std::string& name) {
   return name.rfind("load_", 0) == 0 || name.rfind("store_", 0) == 0 || name.rfind("atomic", 0) == 0;
 }
-
-struct Region {
-  bool loop = false;
-  std::vector<std::size_t> ops;  // memory operations inside (indices into stats.memory)
-};
 
 }  // namespace
 
@@ -182,61 +137,80 @@ std::int64_t tile_type_bytes(std::string_view type) {
   return elements * b / 8;
 }
 
+namespace {
+
+// Each memory operation's enclosing loops (their lines, outermost first),
+// from the program's regions.
+void enclosing_loops(const TileIrProgram& p, const IrRegion& region, std::vector<int>& loops, bool unknown,
+                     TileIrStats& stats) {
+  for (int index : region.ops) {
+    const IrOp& op = p.ops[static_cast<std::size_t>(index)];
+    if (op.memory >= 0) {
+      TileMemoryOp& m = stats.memory[static_cast<std::size_t>(op.memory)];
+      m.loops = loops;
+      m.in_unknown_loop = unknown;
+    }
+    bool loop = op.name == "for" || op.name == "loop";
+    const IrLocation* where = p.location_of(op);
+    int line = loop && where ? where->line : 0;
+    if (line > 0) loops.push_back(line);
+    for (const auto& r : op.regions) enclosing_loops(p, r, loops, unknown || (loop && line == 0), stats);
+    if (line > 0) loops.pop_back();
+  }
+}
+
+}  // namespace
+
 TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
   TileIrStats stats;
   std::set<std::string> fresh_tokens;  // results of make_token
-  Locations locations;
-  std::vector<Region> regions;
-  // Each memory operation's location, and each loop's with the operations inside.
-  std::vector<std::string> op_loc;
-  std::vector<std::pair<std::string, std::vector<std::size_t>>> loops;
+  TileIrProgramBuilder program(filename);
   int depth = 0, lineno = 0, last = 0;
-  auto close_region = [&](const std::string& loc) {
-    if (regions.empty()) return;
-    Region r = std::move(regions.back());
-    regions.pop_back();
-    if (r.loop) loops.emplace_back(loc, r.ops);
-    if (!regions.empty()) {
-      regions.back().ops.insert(regions.back().ops.end(), r.ops.begin(), r.ops.end());
-    }
-  };
   for (const auto& raw : split(text, '\n')) {
     ++lineno;
     std::string line = trim(raw);
     if (line.empty()) continue;
     last = lineno;
-    if (depth == 0 && locations.add(line)) continue;
+    if (depth == 0 && !line.empty() && line[0] == '#') {  // "#locN = ...", other attribute aliases
+      auto eq = line.find(" = ");
+      if (eq != std::string::npos) program.location_definition(line.substr(0, eq), line.substr(eq + 3));
+      continue;
+    }
     std::string loc = strip_location(line);
     if (line == "}") {
       if (--depth < 0) throw InputError(filename, lineno, "'}' closes no region", raw);
-      close_region(loc);
+      program.close(loc);
       continue;
     }
-    if (line.front() == '}' && line.back() == '{') continue;  // "} else {": one region for another
+    if (line.front() == '}' && line.back() == '{') {  // "} else {": one region for another
+      program.else_region();
+      continue;
+    }
     if (is_entry(line)) {
       if (depth != 0) throw InputError(filename, lineno, "entry inside a region", raw);
       ++stats.entries;
       ++depth;
-      regions.push_back({});
+      program.entry(line, lineno);
       continue;
     }
     if (depth == 0) throw InputError(filename, lineno, "operation outside an entry", raw);
     if (is_block_arguments(line)) {
       ++depth;
-      regions.push_back({});
+      program.block_arguments(line);
       continue;
     }
     auto op = operation(line);
     if (!op) throw InputError(filename, lineno, "unrecognized line in TileIR", raw);
     ++stats.ops[op->name];
+    bool opens = !line.empty() && line.back() == '{';
+    int index = program.operation(op->results, op->name, op->rest, lineno, loc, opens);
     if (is_memory_op(op->name)) {
       TileMemoryOp m;
       m.name = op->name;
       m.store = op->name.rfind("store_", 0) == 0;
       m.bytes = moved_bytes(op->rest, m.store);
-      regions.back().ops.push_back(stats.memory.size());
+      program.set_memory(index, static_cast<int>(stats.memory.size()));
       stats.memory.push_back(std::move(m));
-      op_loc.push_back(loc);
     }
     if (op->name == "make_token") {
       for (auto& name : result_names(op->results)) fresh_tokens.insert(std::move(name));
@@ -245,32 +219,23 @@ TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
       ++stats.token_ordered;
       if (!fresh_tokens.count(token)) ++stats.token_chained;
     }
-    if (!line.empty() && line.back() == '{') {
-      ++depth;
-      regions.push_back({op->name == "for" || op->name == "loop", {}});
-    }
+    if (opens) ++depth;
   }
   if (depth != 0) {
     throw InputError(filename, last,
                      "TileIR is truncated: " + std::to_string(depth) + " region(s) not closed");
   }
   if (stats.entries == 0) throw InputError(filename, last, "no entry in TileIR");
-  for (std::size_t i = 0; i < stats.memory.size(); ++i) {
-    SourceLoc where = locations.resolve(op_loc[i]);
-    stats.memory[i].file = where.file;
-    stats.memory[i].line = where.line;
-  }
-  // Loops close innermost first: the outermost's line goes first.
-  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-    int line = locations.resolve(it->first).line;
-    for (std::size_t i : it->second) {
-      if (line > 0) {
-        stats.memory[i].loops.push_back(line);
-      } else {
-        stats.memory[i].in_unknown_loop = true;
-      }
+  stats.program = program.finish();
+  for (const auto& op : stats.program.ops) {
+    if (op.memory < 0) continue;
+    if (const IrLocation* where = stats.program.location_of(op)) {
+      stats.memory[static_cast<std::size_t>(op.memory)].file = where->file;
+      stats.memory[static_cast<std::size_t>(op.memory)].line = where->line;
     }
   }
+  std::vector<int> loops;
+  enclosing_loops(stats.program, stats.program.body, loops, false, stats);
   return stats;
 }
 

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "readers/tileir_program.h"
+
 namespace tileperf {
 
 // A tile load or store (load_view_tko, store_ptr_tko, atomic_*, ...).
@@ -41,6 +43,7 @@ struct TileIrStats {
   std::int64_t token_ordered = 0;  // operations that take a token (`token = %t`)
   std::int64_t token_chained = 0;  // ... whose token comes from another memory operation
   std::vector<TileMemoryOp> memory;
+  TileIrProgram program;  // the operations as a program: what the scalar evaluator runs
 };
 
 // Bytes of a tile type "tile<128x64xf16>" (a 0-d "tile<f32>" is one

@@ -83,12 +83,14 @@ std::string line_at(const std::string& text, int line) {
   return text.substr(begin, text.find('\n', begin) - begin);
 }
 
-std::string trim(std::string_view s) {
+std::string_view trim_view(std::string_view s) {
   auto b = s.find_first_not_of(kSpace);
   if (b == std::string_view::npos) return {};
   auto e = s.find_last_not_of(kSpace);
-  return std::string(s.substr(b, e - b + 1));
+  return s.substr(b, e - b + 1);
 }
+
+std::string trim(std::string_view s) { return std::string(trim_view(s)); }
 
 std::vector<std::string> split(std::string_view s, char sep) {
   std::vector<std::string> out;

@@ -12,6 +12,8 @@ namespace tileperf {
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_blank(std::string_view s);
 std::string trim(std::string_view s);
+// The same view without its leading and trailing blanks.
+std::string_view trim_view(std::string_view s);
 // Line `line` (1-based) of `text` without its newline; "" past the end.
 std::string line_at(const std::string& text, int line);
 std::vector<std::string> split(std::string_view s, char sep);
