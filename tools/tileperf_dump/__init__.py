@@ -25,7 +25,7 @@ JIT infers from an array of that shape (:func:`jit_assumptions`).
 
 The package has two audiences. Kernel files use the names below, which this
 module imports from its modules on first use, so that ``Config``,
-``Problem``, ``Case`` and ``cdiv`` come without cuTile (``array`` needs it).
+``Problem``, ``Case``, ``cdiv`` and ``override`` come without cuTile (``array`` needs it).
 The dump machinery lives in modules of its own: :mod:`.loading` (importing a
 kernel file), :mod:`.records` and :mod:`.export` (the dump record and the
 bytecode), :mod:`.manifest` (what CMake registers), :mod:`.paths` (the work
@@ -40,7 +40,7 @@ import importlib
 _EXPORTS = {
     # what kernel files use
     "Case": "config", "Config": "config", "Problem": "config", "Target": "config",
-    "cdiv": "config", "array": "constraints", "jit_assumptions": "constraints",
+    "cdiv": "config", "override": "config", "array": "constraints", "jit_assumptions": "constraints",
     "torch_dtype": "constraints",
     # the dump machinery's entry points
     "load_kernel_module": "loading", "get_config": "loading",

@@ -49,7 +49,7 @@ class Problem:
     their bytes, the floor on what the launch moves; ``bytes`` states that
     floor instead, for a case the stand-in cannot run."""
     grid: int | Sequence[int] | None = None
-    trips: Mapping[str, int] = field(default_factory=dict)
+    trips: Mapping[str, "int | Override"] = field(default_factory=dict)
     sizes: Mapping[str, int] = field(default_factory=dict)
     bytes: int | None = None
     declared_at: tuple[str, int] | None = field(default=None, compare=False, repr=False)
@@ -75,6 +75,21 @@ class Target:
     configuration with a ``launch``, the launch its host code made there."""
     arch: Arch
     launch: CapturedLaunch | None = None
+
+
+@dataclass(frozen=True)
+class Override:
+    """A declared trip count that replaces the one the check computes from
+    the kernel (``trips={"k": override(64)}``); see :func:`override`."""
+    trips: int
+
+
+def override(trips: int) -> Override:
+    """Declares a loop's trip count to replace the computed one. A plain
+    count is for a loop whose bound comes from memory; one that disagrees
+    with the computed count is a stale declaration, an error of its
+    configuration."""
+    return Override(trips)
 
 
 def cdiv(a: int, b: int) -> int:

@@ -8,7 +8,10 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING
 
-from tileperf_dump.config import Config, Problem
+from cuda.tile.compilation import (ArrayConstraint, ConstantConstraint, ListConstraint, ScalarConstraint,
+                                   TupleConstraint)
+
+from tileperf_dump.config import Config, Override, Problem
 from tileperf_dump.standin import StandInTorch, launch_arrays
 from tileperf_dump.trips import TripsError, kernel_scopes, resolve
 
@@ -26,13 +29,66 @@ def _trips_record(config: Config, problem: Problem, where: str) -> list[dict]:
     scopes = kernel_scopes(config.kernel._pyfunc)
     trips = []
     for key, count in sorted(problem.trips.items()):
+        replaces = isinstance(count, Override)
+        count = count.trips if replaces else count
         _check_count(f"{where}.trips[{key!r}]", count, 0)
         try:
             entries = resolve(key, scopes)
         except TripsError as e:
             raise TripsError(f"{where}.trips: {e}") from None
-        trips += [{"loop": key, "trips": count, **entry} for entry in entries]
+        trips += [{"loop": key, "trips": count, **({"override": True} if replaces else {}), **entry}
+                  for entry in entries]
     return trips
+
+
+def _entry_values(constraint, value, out: list) -> None:
+    """The values of one parameter as the kernel's entry takes them: nothing
+    for a constant, a scalar's number, an array's pointer (unknown), shape
+    and strides, a list's pointer and length, a tuple's or dataclass's items
+    in order."""
+    if isinstance(constraint, ConstantConstraint):
+        return
+    if isinstance(constraint, TupleConstraint):
+        items = list(value) if isinstance(value, (tuple, list)) else [None] * len(constraint.items)
+        for item, v in zip(constraint.items, items + [None] * (len(constraint.items) - len(items))):
+            _entry_values(item, v, out)
+        return
+    if type(constraint).__name__ == "DataclassConstraint":  # cuTile's, not exported
+        for f, c in zip(dataclasses.fields(constraint.cls), constraint.fields):
+            _entry_values(c, getattr(value, f.name, None), out)
+        return
+    if isinstance(constraint, ArrayConstraint):
+        shape = list(getattr(value, "shape", None) or [None] * constraint.ndim)
+        strides = list(value.stride()) if hasattr(value, "stride") else [None] * constraint.ndim
+        out += [None] + [_number(v) for v in shape] + [_number(v) for v in strides]
+        return
+    if isinstance(constraint, ListConstraint):
+        out += [None, len(value) if isinstance(value, (list, tuple)) else None]
+        return
+    if isinstance(constraint, ScalarConstraint):
+        out.append(_number(value))
+        return
+    out.append(None)  # a pointer, a tensor map
+
+
+def _number(value):
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return None
+
+
+def entry_arguments(config: Config, values) -> list:
+    """The kernel entry's flattened parameters as the launch passes them
+    (numbers, and None where a value is a pointer or not a number): what the
+    scalar evaluator of the check starts from."""
+    out: list = []
+    for constraint, value in zip(config.signature().parameters, values):
+        _entry_values(constraint, value, out)
+    return out
 
 
 def problem_record(config: Config, name: str, problem: Problem | None = None,
@@ -59,6 +115,8 @@ def problem_record(config: Config, name: str, problem: Problem | None = None,
     if not 1 <= len(grid) <= 3:
         raise ValueError(f"{where}.grid must have 1 to 3 dimensions, got {len(grid)}")
     record = {"grid": grid, "blocks": math.prod(grid), "trips": _trips_record(config, problem, where)}
+    if problem.declared_at and problem.declared_at[0]:
+        record["declared_at"] = {"file": str(problem.declared_at[0]), "line": problem.declared_at[1]}
     record.update(launch_record(config, where, problem, launch))
     return record
 
@@ -75,14 +133,18 @@ def launch_record(config: Config, where: str, problem: Problem | None = None,
     out: dict = {}
     if launch is not None:
         arrays, floor = launch.arrays()
-        out = {"arrays": arrays, "bytes": floor}
+        out = {"arrays": arrays, "bytes": floor, "args": entry_arguments(config, launch.args)}
     elif config.case is not None:
         try:
             case = config.case(StandInTorch(), **problem.sizes)
             arrays, floor = launch_arrays(case.args)
-            out = {"arrays": arrays, "bytes": floor, "case_grid": list(case.grid)}
+            out = {"arrays": arrays, "bytes": floor, "case_grid": list(case.grid),
+                   "args": entry_arguments(config, case.args)}
         except Exception as e:  # recorded: the gate then has no floor
             out = {"launch_error": f"{where}.case with the stand-in for torch: {type(e).__name__}: {e}"}
+            out["args_error"] = out["launch_error"]
+    else:
+        out["args_error"] = f"{where} has no case or launch to record the kernel's arguments from"
     if problem.bytes is not None:
         out["bytes"] = _check_count(f"{where}.bytes", problem.bytes, 0)
         out.pop("launch_error", None)
