@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -30,17 +31,11 @@ std::vector<Index> instructions_of(const FunctionGraph& g, const std::vector<Ind
   return out;
 }
 
-// Whether `line` is one of the declared loop lines, inlined (at any depth)
-// at one of the declared call sites when the declaration names some.
-bool declares(const TripDeclaration& decl, const SourceLine& line) {
-  auto at_call = [&](const std::pair<std::string, int>& site) {
-    return std::any_of(line.calls.begin(), line.calls.end(), [&](const auto& c) {
-      return c.second == site.second && same_file(c.first, site.first);
-    });
-  };
-  return same_file(line.file, decl.file) &&
-         std::find(decl.lines.begin(), decl.lines.end(), line.line) != decl.lines.end() &&
-         (decl.calls.empty() || std::any_of(decl.calls.begin(), decl.calls.end(), at_call));
+// The trips to match the loops against: those the skeleton computed, else
+// the problem's declarations.
+const std::vector<TripDeclaration>* trips_of(const LoopOptions& o) {
+  if (o.computed) return o.computed;
+  return o.problem ? &o.problem->trips : nullptr;
 }
 
 // The trip count of a loop: the declaration of the `for` line that its back
@@ -49,31 +44,73 @@ bool declares(const TripDeclaration& decl, const SourceLine& line) {
 // assumption.
 void assign_trips(LoopInfo& info, const FunctionGraph& g, const Loop& loop,
                   const std::vector<Index>& own, const LoopOptions& o) {
-  info.trips = kAssumedTrips;
+  info.trips = static_cast<double>(kAssumedTrips);
   info.trips_from = "assumed";
-  if (!o.problem || !o.lines) return;
+  const auto* trips = trips_of(o);
+  if (!trips || !o.lines) return;
   auto line_of = [&](Index i) { return o.lines->find(g.function->name, g.instruction(i).address); };
-  for (const auto& decl : o.problem->trips) {
+  auto take = [&](const TripDeclaration& decl) {
+    info.trips = decl.trips;
+    info.trips_from = decl.key;
+    info.trips_group = decl.group;
+    info.trips_sources.clear();
+    if (decl.source >= 0) info.trips_sources.push_back(decl.source);
+  };
+  for (const auto& decl : *trips) {
     for (Index latch : loop.latches) {
       auto line = line_of(g.blocks[latch].end - 1);
-      if (line && declares(decl, *line)) {
-        info.trips = decl.trips;
-        info.trips_from = decl.key;
+      if (line && declares(decl, line->file, line->line, line->calls)) {
+        take(decl);
         return;
       }
     }
   }
   std::size_t best = 0;
-  for (const auto& decl : o.problem->trips) {
+  for (const auto& decl : *trips) {
     std::size_t hits = 0;
     for (Index i : instructions_of(g, own)) {
       auto line = line_of(i);
-      hits += line && declares(decl, *line);
+      hits += line && declares(decl, line->file, line->line, line->calls);
     }
     if (hits > best) {
       best = hits;
-      info.trips = decl.trips;
-      info.trips_from = decl.key;
+      take(decl);
+    }
+  }
+}
+
+// The compiled loops that took the count of one group of computed loops
+// (the loops of one source location): in address order, each takes the
+// group's loop of its ordinal when the numbers agree, else all take the
+// group's mean (iterations over executions of its loops together).
+void assign_groups(std::vector<LoopInfo>& loops, std::size_t first, const std::vector<TripDeclaration>& trips) {
+  std::map<int, std::vector<std::size_t>> compiled;
+  for (std::size_t i = first; i < loops.size(); ++i) {
+    if (loops[i].trips_group >= 0) compiled[loops[i].trips_group].push_back(i);
+  }
+  for (auto& [group, members] : compiled) {
+    std::vector<const TripDeclaration*> sources;
+    for (const auto& d : trips) {
+      if (d.group == group) sources.push_back(&d);
+    }
+    if (sources.size() < 2) continue;
+    std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) { return loops[a].begin < loops[b].begin; });
+    std::sort(sources.begin(), sources.end(), [](auto* a, auto* b) { return a->ordinal < b->ordinal; });
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      LoopInfo& l = loops[members[k]];
+      l.trips_sources.clear();
+      if (members.size() == sources.size()) {
+        l.trips = sources[k]->trips;
+        if (sources[k]->source >= 0) l.trips_sources.push_back(sources[k]->source);
+        continue;
+      }
+      double executions = 0, iterations = 0;
+      for (const auto* d : sources) {
+        executions += d->executions;
+        iterations += d->executions * d->trips;
+        if (d->source >= 0) l.trips_sources.push_back(d->source);
+      }
+      l.trips = executions > 0 ? iterations / executions : 0;
     }
   }
 }
@@ -116,6 +153,7 @@ class FunctionAnalysis {
       int parent = g_.loops[l].parent;
       report_.loops[first_loop_ + l].parent = parent < 0 ? -1 : static_cast<int>(first_loop_) + parent;
     }
+    if (o_.computed) assign_groups(report_.loops, first_loop_, *o_.computed);
     assign_routines();
     report_.block_cost += routine_cost(0);
     for (Index l = 0; l < g_.loops.size(); ++l) {
@@ -140,6 +178,18 @@ class FunctionAnalysis {
     for (Index b = 0; b < g_.blocks.size(); ++b) f.runs[b] = warps_[b] ? block_runs(b) : 0;
     f.warps = warps_;
     f.first_loop = first_loop_;
+    f.routine_of = routine_of_;
+    f.own_cost.assign(g_.blocks.size(), 0);
+    for (Index b = 0; b < g_.blocks.size(); ++b) {
+      for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) {
+        f.own_cost[b] += model_.cycles(g_.instruction(i));
+        const auto& insn = g_.instruction(i);
+        if (flow(insn) != Flow::kCall || never_executes(insn) || slow_path_call(i)) continue;
+        auto target = branch_target(insn);
+        auto entry = target ? entry_at(*target) : std::nullopt;
+        if (entry) f.calls.emplace_back(b, *entry);
+      }
+    }
     f.graph = std::move(g_);
     return f;
   }
@@ -332,8 +382,10 @@ int choose_main(const std::vector<LoopInfo>& loops) {
   return best;
 }
 
+// Declarations that name no compiled loop (with a skeleton, it holds the
+// declarations against the TileIR's loops instead).
 void note_unmatched_trips(LoopReport& report, const LoopOptions& o) {
-  if (!o.problem) return;
+  if (!o.problem || o.computed) return;
   for (const auto& decl : o.problem->trips) {
     bool used = std::any_of(report.loops.begin(), report.loops.end(),
                             [&](const LoopInfo& l) { return l.trips_from == decl.key; });
@@ -347,6 +399,17 @@ void note_unmatched_trips(LoopReport& report, const LoopOptions& o) {
 }
 
 }  // namespace
+
+bool declares(const TripDeclaration& decl, const std::string& file, int line,
+              const std::vector<std::pair<std::string, int>>& calls) {
+  auto at_call = [&](const std::pair<std::string, int>& site) {
+    return std::any_of(calls.begin(), calls.end(), [&](const auto& c) {
+      return c.second == site.second && same_file(c.first, site.first);
+    });
+  };
+  return same_file(file, decl.file) && std::find(decl.lines.begin(), decl.lines.end(), line) != decl.lines.end() &&
+         (decl.calls.empty() || std::any_of(decl.calls.begin(), decl.calls.end(), at_call));
+}
 
 LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
                          std::vector<FunctionFlow>* flows) {
@@ -377,6 +440,42 @@ std::int64_t cost_metric(double cycles) {
 }
 
 }  // namespace
+
+void reweigh(const LoopReport& report, FunctionFlow& f) {
+  const FunctionGraph& g = f.graph;
+  std::vector<double> weight(g.blocks.size(), 0);
+  for (Index b = 0; b < g.blocks.size(); ++b) {
+    if (g.cold[b]) continue;
+    double w = 1;
+    for (int l = g.innermost_loop[b]; l >= 0; l = g.loops[static_cast<Index>(l)].parent) {
+      w *= report.loops[f.first_loop + static_cast<Index>(l)].trips;
+    }
+    weight[b] = w;
+  }
+  // How often each routine runs: once for the function's entry, else once
+  // per run of each call that targets it (a recursive call adds nothing).
+  std::map<Index, double> routine_runs;
+  std::set<Index> in_progress;
+  std::function<double(Index)> runs_of = [&](Index entry) -> double {
+    if (!g.entries.empty() && entry == g.entries.front()) return 1;
+    if (auto it = routine_runs.find(entry); it != routine_runs.end()) return it->second;
+    if (!in_progress.insert(entry).second) return 0;
+    double runs = 0;
+    for (const auto& [b, target] : f.calls) {
+      if (target != entry || f.routine_of[b] < 0) continue;
+      runs += weight[b] * runs_of(static_cast<Index>(f.routine_of[b]));
+    }
+    in_progress.erase(entry);
+    routine_runs[entry] = runs;
+    return runs;
+  };
+  f.block_cost = 0;
+  for (Index b = 0; b < g.blocks.size(); ++b) {
+    double runs = f.routine_of[b] < 0 ? 0 : weight[b] * runs_of(static_cast<Index>(f.routine_of[b]));
+    f.block_cost += runs * f.own_cost[b];
+    f.runs[b] = f.warps[b] ? runs : 0;
+  }
+}
 
 std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem) {
   std::map<std::string, std::int64_t> m;
@@ -418,7 +517,7 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const
     const LoopInfo& main = report.loops[static_cast<std::size_t>(report.main)];
     body_metrics("loop.main.", main);
     m["loop.main.depth"] = main.depth;
-    m["loop.main.trips"] = main.trips;
+    m["loop.main.trips"] = std::llround(main.trips);
     m["loop.main.cost"] = cost_metric(main.cost);
     for (const auto& [op, n] : main.opcodes) m["loop.main.opcode." + op] = n;
   }

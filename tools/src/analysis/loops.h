@@ -31,15 +31,39 @@
 
 namespace tileperf {
 
-// A trip count the configuration declares for the `for` loops at `lines` of `file`.
+// A trip count for the `for` loops at `lines` of `file`: one the
+// configuration declares (its problem's `trips`), or one the scalar
+// evaluator computed from the kernel's TileIR (skeleton.h).
 struct TripDeclaration {
-  std::string key;  // as written: "k", "j#2", "helper.j@2"
+  std::string key;  // as written: "k", "j#2", "helper.j@2"; a computed count: "computed"
   std::string file;
   std::vector<int> lines;
-  std::int64_t trips = 0;
+  double trips = 0;  // per execution of the loop (a mean over executions for a computed count)
   // Only where the loop's function is inlined at one of these call sites
   // (file, line); every call site when empty.
   std::vector<std::pair<std::string, int>> calls;
+  bool override = false;  // declared to replace the computed count
+  // A computed count: the loops of one location (file, line, call sites)
+  // share a group, numbered in program order, so that the compiled loops
+  // of a location take their counts in address order.
+  int group = -1, ordinal = 0;
+  int source = -1;         // the computed loop (Skeleton::loops) it comes from
+  double executions = 0;   // ... and how often that loop runs in the launch
+};
+
+// Whether `decl` names the source line `line` (of an instruction), inlined
+// (at any depth) at one of its call sites when it names some.
+bool declares(const TripDeclaration& decl, const std::string& file, int line,
+              const std::vector<std::pair<std::string, int>>& calls);
+
+// One flattened parameter of the kernel's entry (an array is its pointer,
+// then its shape, then its strides; a list its pointer and length): the
+// value the launch passes, when it is a number.
+struct LaunchArgument {
+  bool known = false;
+  bool is_float = false;
+  std::int64_t integer = 0;
+  double real = 0;
 };
 
 // The launch a configuration stands for (the dump record's "problem").
@@ -51,6 +75,13 @@ struct Problem {
   // the floor on its memory traffic), 0 when not known, and why not.
   std::int64_t floor_bytes = 0;
   std::string floor_unknown;
+  // The entry's arguments as the launch passes them (empty when the dump
+  // step recorded none, and why not), for the scalar evaluator.
+  std::vector<LaunchArgument> arguments;
+  std::string no_arguments;
+  // Where the configuration declares the problem: its errors' place.
+  std::string declared_file;
+  int declared_line = 0;
 };
 
 struct LineRange {
@@ -65,8 +96,10 @@ struct LoopInfo {
   int depth = 1;
   bool spin = false;                 // retry loop: of a barrier wait, or of a register allocation
   bool allocation_retry = false;     // ... of a register allocation (runs once, not cold)
-  std::int64_t trips = 0;            // per execution of the loop
-  std::string trips_from;            // the declaration's key, or "assumed"
+  double trips = 0;                  // per execution of the loop (a mean over executions and blocks)
+  std::string trips_from;            // "computed", the declaration's key, or "assumed"
+  int trips_group = -1;              // the computed count's group (TripDeclaration::group)
+  std::vector<int> trips_sources;    // the computed loops it takes its count from (Skeleton::loops)
   WarpMask warps = 0;                // the warps of a block that run its body
   double runs = 0;                   // iterations of the body per block: trips times what runs it
   double work = 0;                   // cost x runs x warps: what the main loop is chosen by
@@ -96,6 +129,9 @@ struct LoopOptions {
   const Problem* problem = nullptr;   // declared trips and grid
   std::int64_t tensor_macs_hint = 0;  // see CostModel
   int warps = 0;                      // warps per block (threads / 32), 0 when not known
+  // The counts the scalar evaluator computed (skeleton.h), which the
+  // loops take instead of the problem's declarations when given.
+  const std::vector<TripDeclaration>* computed = nullptr;
 };
 
 // What the launch model needs of each function: its graph, how often each
@@ -106,7 +142,19 @@ struct FunctionFlow {
   std::vector<double> runs;
   std::vector<WarpMask> warps;
   std::size_t first_loop = 0;  // its loops' first index in LoopReport::loops
+  // What the runs are made of: each block's routine (the entry block that
+  // reaches it first, -1 where none does), the calls that run a routine
+  // (block, entry block), each block's own cost in cycles, and the blocks'
+  // runs times their cost (what LoopReport::block_cost sums).
+  std::vector<int> routine_of;
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  std::vector<double> own_cost;
+  double block_cost = 0;
 };
+
+// The runs of each block of `flow` again, from the trips of `report`'s loops
+// (a class of blocks with counts of its own), and its block cost.
+void reweigh(const LoopReport& report, FunctionFlow& flow);
 
 // With `flows`, also hands over each function's flow (the graphs point
 // into `listing`).

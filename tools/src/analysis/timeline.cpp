@@ -148,7 +148,8 @@ class RoleReplay {
   void run_loop(Index c, int depth) {
     const LoopInfo& info = in_.loops->loops[f_.first_loop + c];
     if (info.trips <= 0 || !runs(g_.loops[c].header)) return;
-    std::int64_t replays = std::min<std::int64_t>(info.trips, 3);
+    // Up to three iterations replayed; a mean below one still replays one.
+    std::int64_t replays = std::clamp<std::int64_t>(static_cast<std::int64_t>(info.trips), 1, 3);
     // The first replay of each loop in the last round is kept (its own
     // body's instructions; a nested loop's go to that loop).
     bool record = keep_ && in_.keep_events && !keep_->loops.count(f_.first_loop + c);
@@ -169,7 +170,9 @@ class RoleReplay {
       kept->loop = f_.first_loop + c;
       kept->cycles_per_iteration = per;
     }
-    if (info.trips > replays) s_.shift(per * static_cast<double>(info.trips - replays), start[replays - 1]);
+    if (info.trips > static_cast<double>(replays)) {
+      s_.shift(per * (info.trips - static_cast<double>(replays)), start[replays - 1]);
+    }
   }
 
   void wait_until(double when, const std::string& what, IssueEvent& e, const Origin& from = {}) {

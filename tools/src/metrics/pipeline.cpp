@@ -168,11 +168,38 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
     for (const auto& l : t.at("lines")) {
       d.lines.push_back(static_cast<int>(bounded_integer(l, "a line", filename, 1, kMaxLine)));
     }
-    d.trips = bounded_integer(t.at("trips"), "trips of '" + d.key + "'", filename, 0, kMaxTrips);
+    d.trips = static_cast<double>(bounded_integer(t.at("trips"), "trips of '" + d.key + "'", filename, 0, kMaxTrips));
     d.calls = call_sites(t, filename);
+    d.override = t.contains("override") && t.at("override").is_boolean() && t.at("override").get<bool>();
     p.trips.push_back(std::move(d));
   }
   if (j.contains("bytes")) p.floor_bytes = bounded_integer(j.at("bytes"), "bytes", filename, 0, kMaxCount);
+  if (j.contains("args")) {
+    if (!j.at("args").is_array()) throw InputError(filename, 0, "problem: 'args' must be a list of numbers and nulls");
+    for (const auto& a : j.at("args")) {
+      LaunchArgument arg;
+      if (a.is_boolean()) {
+        arg.known = true;
+        arg.integer = a.get<bool>() ? 1 : 0;
+      } else if (a.is_number_integer() && !(a.is_number_unsigned() && a.get<std::uint64_t>() > std::uint64_t(INT64_MAX))) {
+        arg.known = true;
+        arg.integer = a.get<std::int64_t>();
+      } else if (a.is_number()) {
+        arg.known = true;
+        arg.is_float = true;
+        arg.real = a.get<double>();
+      } else if (!a.is_null()) {
+        throw InputError(filename, 0, "problem: each of 'args' must be a number, a boolean or null");
+      }
+      p.arguments.push_back(arg);
+    }
+  }
+  if (j.contains("args_error") && j.at("args_error").is_string()) p.no_arguments = j.at("args_error").get<std::string>();
+  if (j.contains("declared_at") && j.at("declared_at").is_object()) {
+    const auto& at = j.at("declared_at");
+    if (at.contains("file") && at.at("file").is_string()) p.declared_file = at.at("file").get<std::string>();
+    if (at.contains("line")) p.declared_line = static_cast<int>(bounded_integer(at.at("line"), "declared_at.line", filename, 0, kMaxLine));
+  }
   if (j.contains("launch_error")) {
     p.floor_unknown = j.at("launch_error").is_string() ? j.at("launch_error").get<std::string>() : "not a string";
   }
@@ -290,15 +317,26 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   KernelAttributes attributes = kernel_of(sass, cubin_data, elf, cubin);
   std::int64_t hint = tensor_macs_hint(out.values);
   int warps = static_cast<int>(std::min<std::int64_t>((attributes.threads_per_block() + 31) / 32, kMaxWarps));
-  LoopOptions options{&lines, problem, hint, warps};
+  std::vector<TripDeclaration> computed;
+  if (tileir) {
+    SkeletonInputs skeleton{&tileir->program, &*tileir, problem ? problem->grid : std::vector<std::int64_t>{1},
+                            problem ? problem->arguments : std::vector<LaunchArgument>{},
+                            problem ? problem->no_arguments : "no problem declared", problem};
+    out.skeleton = evaluate_skeleton(skeleton);
+    computed = out.skeleton.trips(-1);
+    for (const auto& note : out.skeleton.notes) out.notes.push_back(note);
+  }
+  LoopOptions options{&lines, problem, hint, warps, tileir ? &computed : nullptr};
   std::vector<FunctionFlow> flows;
   out.loops = analyze_loops(sass, options, &flows);
   out.values.merge(loop_metrics(out.loops, problem));
   for (const auto& note : out.loops.notes) out.notes.push_back(note);
-  LaunchInputs launch{&sass, &flows, &out.loops, &lines, tileir ? &*tileir : nullptr, problem, attributes,
+  LaunchInputs launch{&sass, &flows, &out.loops, &lines, tileir ? &*tileir : nullptr, problem,
+                      tileir ? &out.skeleton : nullptr, attributes,
                       out.values["regs"], out.values["shared.bytes"],
                       out.values["local.bytes"] + out.values["stack.bytes"], hint, keep_events, latency_overrides};
   out.launch = estimate_launch(launch);
+  if (out.launch.classes > 1) out.values["cost.launch"] = std::llround(std::min(out.launch.launch_cost, double(kMaxCount)));
   out.values.merge(launch_metrics(out.launch));
   for (const auto& note : out.launch.notes) out.notes.push_back(note);
   for (auto& note : resource_notes(out.values)) out.notes.push_back(std::move(note));

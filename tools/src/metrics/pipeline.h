@@ -13,6 +13,7 @@
 
 #include "analysis/launch_model.h"
 #include "analysis/loops.h"
+#include "analysis/skeleton.h"
 #include "analysis/source_lines.h"
 #include "toolchain/toolchain.h"
 
@@ -38,6 +39,7 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
 struct Measurement {
   std::map<std::string, std::int64_t> values;
   std::vector<std::string> notes;  // diagnostics: never gate by themselves
+  Skeleton skeleton;               // the kernel's control skeleton, evaluated for the problem's launch
   LoopReport loops;                // the loops behind the loop.* and cost.* metrics
   LaunchEstimate launch;           // the launch model behind cost.time_ns (its timeline without events)
   LineCounts lines;                // instructions per source line
