@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
+#include "analysis/block_schedule.h"
 #include "analysis/cost_model.h"
 #include "analysis/isa.h"
 #include "support/json_input.h"
@@ -142,32 +144,37 @@ bool is_global_access(const std::string& op) {
 }
 
 // Per grid block: tile bytes loaded and stored, times how often each
-// operation runs (the declared trips of the `for` lines around it).
-void tile_traffic(const LaunchInputs& in, LaunchEstimate& e) {
+// operation runs: as the skeleton counted it for a class of blocks, else the
+// declared trips of the `for` lines around it.
+void tile_traffic(const LaunchInputs& in, const BlockClass* cls, double& loads, double& stores) {
   auto trips_of = [&](const TileMemoryOp& m, int line) -> double {
     if (in.problem) {
       for (const auto& d : in.problem->trips) {
         bool same_file = d.file.empty() || m.file.empty() ||
                          d.file.substr(d.file.find_last_of('/') + 1) == m.file.substr(m.file.find_last_of('/') + 1);
-        if (same_file && std::find(d.lines.begin(), d.lines.end(), line) != d.lines.end()) {
-          return static_cast<double>(d.trips);
-        }
+        if (same_file && std::find(d.lines.begin(), d.lines.end(), line) != d.lines.end()) return d.trips;
       }
     }
     return static_cast<double>(kAssumedTrips);
   };
-  for (const auto& m : in.tileir->memory) {
+  loads = stores = 0;
+  for (std::size_t k = 0; k < in.tileir->memory.size(); ++k) {
+    const TileMemoryOp& m = in.tileir->memory[k];
     double runs = 1;
-    for (int line : m.loops) runs *= trips_of(m, line);
-    if (m.in_unknown_loop) runs *= static_cast<double>(kAssumedTrips);
-    (m.store ? e.tile_store_bytes : e.tile_load_bytes) += static_cast<double>(m.bytes) * runs;
+    if (cls && k < cls->memory.size()) {
+      runs = cls->memory[k];
+    } else {
+      for (int line : m.loops) runs *= trips_of(m, line);
+      if (m.in_unknown_loop) runs *= static_cast<double>(kAssumedTrips);
+    }
+    (m.store ? stores : loads) += static_cast<double>(m.bytes) * runs;
   }
 }
 
 // Local-memory loads and stores of the SASS, bytes per CTA.
-double local_traffic(const LaunchInputs& in) {
+double local_traffic(const std::vector<FunctionFlow>& flows) {
   double bytes = 0;
-  for (const auto& f : *in.flows) {
+  for (const auto& f : flows) {
     for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
       double weight = f.runs[b] * warp_count(f.warps[b]);
       for (std::size_t i = f.graph.blocks[b].begin; i < f.graph.blocks[b].end; ++i) {
@@ -180,22 +187,21 @@ double local_traffic(const LaunchInputs& in) {
 }
 
 // Without the TileIR: the global loads and stores of the SASS, per CTA.
-void sass_traffic(const LaunchInputs& in, LaunchEstimate& e) {
-  for (const auto& f : *in.flows) {
+void sass_traffic(const std::vector<FunctionFlow>& flows, LaunchEstimate& e, double& loads, double& stores) {
+  loads = stores = 0;
+  for (const auto& f : flows) {
     for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
       double weight = f.runs[b] * warp_count(f.warps[b]);
       for (std::size_t i = f.graph.blocks[b].begin; i < f.graph.blocks[b].end; ++i) {
         const auto& insn = f.graph.instruction(i);
         if (!is_global_access(insn.opcode)) continue;
         double bytes = weight * kWarpLanes * access_bytes(insn.opcode);
-        (op_class(insn.opcode) == OpClass::kStore ? e.tile_store_bytes : e.tile_load_bytes) += bytes;
+        (op_class(insn.opcode) == OpClass::kStore ? stores : loads) += bytes;
       }
     }
   }
-  e.tile_load_bytes *= static_cast<double>(e.cluster);
-  e.tile_store_bytes *= static_cast<double>(e.cluster);
-  e.notes.push_back("no TileIR: memory traffic from the SASS's global loads and stores only (TMA copies not "
-                    "counted)");
+  loads *= static_cast<double>(e.cluster);
+  stores *= static_cast<double>(e.cluster);
 }
 
 void occupancy(const LaunchInputs& in, LaunchEstimate& e) {
@@ -224,28 +230,47 @@ void occupancy(const LaunchInputs& in, LaunchEstimate& e) {
   }
 }
 
-void throughput(const LaunchInputs& in, LaunchEstimate& e) {
+using Pipes = std::map<std::string, double>;
+
+// The pipe cycles of one run of each block by one warp: [flow][block].
+std::vector<std::vector<Pipes>> block_pipes(const LaunchInputs& in, const std::vector<FunctionFlow>& flows) {
   CostModel model(in.listing->arch, in.tensor_macs_hint);
-  for (const auto& f : *in.flows) {
+  std::vector<std::vector<Pipes>> out;
+  for (const auto& f : flows) {
+    out.emplace_back(f.graph.blocks.size());
     for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
-      double weight = f.runs[b] * warp_count(f.warps[b]);
-      if (weight <= 0) continue;
       for (std::size_t i = f.graph.blocks[b].begin; i < f.graph.blocks[b].end; ++i) {
         const auto& insn = f.graph.instruction(i);
-        if (!never_executes(insn)) add_pipes(insn, model, in.tensor_macs_hint, weight, e.pipes);
+        if (!never_executes(insn)) add_pipes(insn, model, in.tensor_macs_hint, 1, out.back()[b]);
       }
     }
   }
-  if (auto it = e.pipes.find("tensor_macs"); it != e.pipes.end()) {
-    e.pipes["tensor"] = it->second / e.spec->tensor_macs;
-    e.pipes.erase(it);
+  return out;
+}
+
+// Cycles per CTA on each pipe with the flows' runs, and the busiest.
+void throughput(const std::vector<std::vector<Pipes>>& per_block, const std::vector<FunctionFlow>& flows,
+                const ArchSpec& spec, Pipes& pipes, double& busiest_cycles, std::string& busiest) {
+  pipes.clear();
+  for (std::size_t k = 0; k < flows.size(); ++k) {
+    const auto& f = flows[k];
+    for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
+      double weight = f.runs[b] * warp_count(f.warps[b]);
+      if (weight <= 0) continue;
+      for (const auto& [pipe, cycles] : per_block[k][b]) pipes[pipe] += weight * cycles;
+    }
   }
-  if (auto it = e.pipes.find("lsu"); it != e.pipes.end()) it->second /= e.spec->lsu_per_clock;
-  e.pipes["dispatch"] = e.spec->dispatch_ns * e.spec->clock_ghz;
-  for (const auto& [pipe, cycles] : e.pipes) {
-    if (cycles > e.throughput_cycles) {
-      e.throughput_cycles = cycles;
-      e.busiest_pipe = pipe;
+  if (auto it = pipes.find("tensor_macs"); it != pipes.end()) {
+    pipes["tensor"] = it->second / spec.tensor_macs;
+    pipes.erase(it);
+  }
+  if (auto it = pipes.find("lsu"); it != pipes.end()) it->second /= spec.lsu_per_clock;
+  pipes["dispatch"] = spec.dispatch_ns * spec.clock_ghz;
+  busiest_cycles = 0;
+  for (const auto& [pipe, cycles] : pipes) {
+    if (cycles > busiest_cycles) {
+      busiest_cycles = cycles;
+      busiest = pipe;
     }
   }
 }
@@ -255,21 +280,30 @@ void throughput(const LaunchInputs& in, LaunchEstimate& e) {
 // p = 1 would add the terms, p -> infinity is the roofline's maximum).
 constexpr double kOverlapNorm = 3.0;
 
+// The columns of the SM occupancy picture.
+constexpr int kOccupancyBuckets = 120;
+
+// The waves: the blocks placed on the SMs (block_schedule.h), each class
+// with its latency and work.
+void schedule(const std::vector<BlockWork>& work, const std::function<int(std::int64_t)>& class_of, bool picture,
+              LaunchEstimate& e) {
+  const ArchSpec& s = *e.spec;
+  double us_per_cycle = 1e-3 / s.clock_ghz;
+  BlockSchedule both = schedule_blocks(s.sms, e.resident, e.ctas, class_of, work, picture ? kOccupancyBuckets : 0);
+  e.waves = both.waves;
+  e.waves_us = both.cycles * us_per_cycle;
+  e.idle = both.idle;
+  e.imbalance = both.mean > 0 ? both.slowest / both.mean : 1;
+  e.occupancy = std::move(both.occupancy);
+  std::vector<BlockWork> latency_only = work, throughput_only = work;
+  for (auto& w : latency_only) w.work = 0;
+  for (auto& w : throughput_only) w.latency = 0;
+  e.latency_bound_us = schedule_blocks(s.sms, e.resident, e.ctas, class_of, latency_only).cycles * us_per_cycle;
+  e.throughput_bound_us = schedule_blocks(s.sms, e.resident, e.ctas, class_of, throughput_only).cycles * us_per_cycle;
+}
+
 void combine(LaunchEstimate& e) {
   const ArchSpec& s = *e.spec;
-  double slots = static_cast<double>(s.sms) * static_cast<double>(e.resident);
-  double ctas = static_cast<double>(e.ctas);
-  e.waves = static_cast<std::int64_t>(std::ceil(ctas / slots));
-  double full = std::max(0.0, static_cast<double>(e.waves - 1));
-  double last = ctas - full * slots;  // CTAs of the last wave
-  double last_per_sm = std::ceil(last / static_cast<double>(s.sms));
-  double latency = e.latency_cycles + e.pipes["dispatch"];
-  auto wave = [&](double per_sm) { return std::max(per_sm * e.throughput_cycles, latency); };
-  double cycles = full * wave(static_cast<double>(e.resident)) + wave(last_per_sm);
-  double us_per_cycle = 1e-3 / s.clock_ghz;
-  e.waves_us = cycles * us_per_cycle;
-  e.latency_bound_us = (full + 1) * latency * us_per_cycle;
-  e.throughput_bound_us = (full * static_cast<double>(e.resident) + last_per_sm) * e.throughput_cycles * us_per_cycle;
   double reads = e.dram_bytes * e.tile_load_bytes / std::max(1.0, e.tile_load_bytes + e.tile_store_bytes);
   double writes = e.dram_bytes - reads;
   e.dram_us = std::max({reads / s.dram_read_gbs, writes / s.dram_write_gbs, e.dram_bytes / s.dram_copy_gbs}) * 1e-3;
@@ -313,6 +347,42 @@ const ArchSpec& arch_spec(std::string_view arch) {
   return *best;
 }
 
+namespace {
+
+// What one class of blocks costs: its runs from its loops' trips, then
+// pipes, latency, memory traffic.
+struct ClassCost {
+  Pipes pipes;
+  double throughput = 0, latency = 0, loads = 0, stores = 0, spills = 0;
+  std::string busiest;
+};
+
+// The trips of `mean`'s loops for class `cls` of the skeleton: a loop
+// counted by the skeleton takes its computed loops' iterations over
+// executions.
+std::vector<double> class_trips(const LoopReport& mean, const BlockClass& c) {
+  std::vector<double> out;
+  for (const auto& l : mean.loops) {
+    if (l.trips_sources.empty()) {
+      out.push_back(l.trips);
+      continue;
+    }
+    double executions = 0, iterations = 0;
+    for (int source : l.trips_sources) {
+      executions += c.executions[static_cast<std::size_t>(source)];
+      iterations += c.iterations[static_cast<std::size_t>(source)];
+    }
+    out.push_back(executions > 0 ? iterations / executions : 0);
+  }
+  return out;
+}
+
+// The most classes whose latency is replayed exactly because one of their
+// loops runs fewer than three times (the others' follows from the slopes).
+constexpr std::size_t kMaxExactReplays = 16;
+
+}  // namespace
+
 LaunchEstimate estimate_launch(const LaunchInputs& in) {
   LaunchEstimate e;
   e.spec = &arch_spec(in.listing->arch);
@@ -326,7 +396,6 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   e.blocks = in.problem && in.problem->blocks > 0 ? in.problem->blocks : 1;
   e.ctas = e.blocks * e.cluster;
   occupancy(in, e);
-  throughput(in, e);
   // Spills live in L1 while the resident CTAs' frames fit beside their
   // shared memory; beyond that they come from L2, at its latency and
   // through its bandwidth.
@@ -338,14 +407,48 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   bool spills_to_l2 = in.spill_bytes > 0 && frames > l1;
   if (!in.latency_overrides.count("local")) latency.local = spills_to_l2 ? e.spec->l2_latency : latency.shared;
   if (spills_to_l2) {
-    e.spill_traffic = local_traffic(in);
     e.notes.push_back(fmt::format("{} bytes of spills per thread: {:.0f} KB for {} resident CTA(s) do not fit the "
                                   "{:.0f} KB of L1 beside their shared memory: spills come from L2",
                                   in.spill_bytes, frames / 1024, e.resident, std::max(0.0, l1) / 1024));
   }
-  TimelineInputs t{in.listing, in.flows, in.loops, in.lines, in.tileir, latency, in.tensor_macs_hint, true};
-  e.timeline = replay_block(t);
-  e.latency_cycles = e.timeline.cycles;
+  bool from_tileir = in.tileir && !in.tileir->memory.empty();
+  if (!from_tileir) {
+    e.notes.push_back("no TileIR: memory traffic from the SASS's global loads and stores only (TMA copies not "
+                      "counted)");
+  }
+  const Skeleton* sk = in.skeleton && in.skeleton->evaluated && !in.skeleton->classes.empty() ? in.skeleton : nullptr;
+  auto per_block = block_pipes(in, *in.flows);
+  std::vector<FunctionFlow> flows = *in.flows;  // reweighed for each class of blocks
+  LoopReport loops = *in.loops;
+  auto set_trips = [&](const std::vector<double>& trips) {
+    for (std::size_t i = 0; i < loops.loops.size(); ++i) loops.loops[i].trips = trips[i];
+    for (auto& f : flows) reweigh(loops, f);
+  };
+  auto replay = [&](bool keep) {
+    TimelineInputs t{in.listing, &flows, &loops, in.lines, in.tileir, latency, in.tensor_macs_hint, keep};
+    return replay_block(t);
+  };
+  auto cost_of = [&](const BlockClass* cls) {
+    ClassCost c;
+    throughput(per_block, flows, *e.spec, c.pipes, c.throughput, c.busiest);
+    if (spills_to_l2) c.spills = local_traffic(flows);
+    if (from_tileir) {
+      tile_traffic(in, cls, c.loads, c.stores);
+    } else {
+      sass_traffic(flows, e, c.loads, c.stores);
+    }
+    return c;
+  };
+  // The launch's mean block (every loop at its mean trips): its schedule is
+  // the picture; with one class of blocks it is every block.
+  const BlockClass* only = sk && sk->classes.size() == 1 ? &sk->classes[0] : nullptr;
+  ClassCost mean = cost_of(only);
+  e.timeline = replay(true);
+  mean.latency = e.timeline.cycles;
+  e.pipes = mean.pipes;
+  e.throughput_cycles = mean.throughput;
+  e.busiest_pipe = mean.busiest;
+  e.latency_cycles = mean.latency;
   if (in.loops->main >= 0) {
     auto it = e.timeline.loops.find(static_cast<std::size_t>(in.loops->main));
     e.overlap = it == e.timeline.loops.end() ? 1 : loop_overlap(it->second);
@@ -355,13 +458,92 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
       it = static_cast<int>(it->first) == in.loops->main ? std::next(it) : e.timeline.loops.erase(it);
     }
   }
-  if (in.tileir && !in.tileir->memory.empty()) {
-    tile_traffic(in, e);
-  } else {
-    sass_traffic(in, e);
-  }
+  double dispatch = e.pipes["dispatch"];
+  std::vector<BlockWork> work;
   double blocks = static_cast<double>(e.blocks);
-  e.l2_bytes = (e.tile_load_bytes + e.tile_store_bytes) * blocks + e.spill_traffic * static_cast<double>(e.ctas);
+  double loads = 0, stores = 0, spills = 0;
+  std::function<int(std::int64_t)> class_of = [](std::int64_t) { return 0; };
+  if (!sk || sk->classes.size() == 1) {
+    work.push_back({mean.latency + dispatch, mean.throughput});
+    loads = mean.loads * blocks;
+    stores = mean.stores * blocks;
+    spills = mean.spills * static_cast<double>(e.ctas);
+  } else {
+    // Each class of blocks with its own counts. Its latency: the replay of
+    // an anchor (every loop whose trips differ between classes at three or
+    // more) plus, per such loop, its replayed cycles per trip times the
+    // class's trips beyond the anchor's (exact for loops outside one
+    // another: the replay repeats a steady iteration); replayed exactly for
+    // a class with a loop of fewer than three trips.
+    std::vector<double> mean_trips;
+    for (const auto& l : in.loops->loops) mean_trips.push_back(l.trips);
+    std::vector<std::vector<double>> trips;
+    for (const auto& c : sk->classes) trips.push_back(class_trips(*in.loops, c));
+    std::vector<std::size_t> varying;
+    for (std::size_t i = 0; i < mean_trips.size(); ++i) {
+      for (const auto& t : trips) {
+        if (t[i] != trips.front()[i]) {
+          varying.push_back(i);
+          break;
+        }
+      }
+    }
+    std::vector<double> anchor = mean_trips;
+    for (std::size_t i : varying) anchor[i] = std::max(anchor[i], 3.0);
+    double anchor_latency = mean.latency;
+    if (anchor != mean_trips) {
+      set_trips(anchor);
+      anchor_latency = replay(false).cycles;
+    }
+    std::vector<double> slope(mean_trips.size(), 0);
+    for (std::size_t i : varying) {
+      std::vector<double> more = anchor;
+      more[i] += 1;
+      set_trips(more);
+      slope[i] = replay(false).cycles - anchor_latency;
+    }
+    std::size_t exact = 0;
+    e.latency_cycles = e.throughput_cycles = 0;
+    e.pipes.clear();
+    e.classes = static_cast<std::int64_t>(sk->classes.size());
+    for (std::size_t k = 0; k < sk->classes.size(); ++k) {
+      set_trips(trips[k]);
+      ClassCost c = cost_of(&sk->classes[k]);
+      bool small = std::any_of(varying.begin(), varying.end(), [&](std::size_t i) { return trips[k][i] < 3; });
+      if (small && exact < kMaxExactReplays) {
+        c.latency = replay(false).cycles;
+        ++exact;
+      } else {
+        c.latency = anchor_latency;
+        for (std::size_t i : varying) c.latency += slope[i] * (trips[k][i] - anchor[i]);
+        c.latency = std::max(c.latency, 0.0);
+      }
+      double n = static_cast<double>(sk->classes[k].blocks);
+      for (const auto& f : flows) e.launch_cost += f.block_cost * n;
+      work.push_back({c.latency + dispatch, c.throughput});
+      loads += c.loads * n;
+      stores += c.stores * n;
+      spills += c.spills * n * static_cast<double>(e.cluster);
+      e.latency_cycles += c.latency * n / blocks;
+      e.throughput_cycles += c.throughput * n / blocks;
+      for (const auto& [pipe, cycles] : c.pipes) e.pipes[pipe] += cycles * n / blocks;
+    }
+    e.busiest_pipe.clear();
+    double most = 0;
+    for (const auto& [pipe, cycles] : e.pipes) {
+      if (cycles > most) {
+        most = cycles;
+        e.busiest_pipe = pipe;
+      }
+    }
+    std::int64_t cluster = e.cluster;
+    class_of = [sk, cluster](std::int64_t cta) { return sk->class_of(cta / cluster); };
+  }
+  schedule(work, class_of, in.keep_events, e);
+  e.tile_load_bytes = loads / blocks;
+  e.tile_store_bytes = stores / blocks;
+  e.spill_traffic = spills / static_cast<double>(e.ctas);
+  e.l2_bytes = loads + stores + spills;
   e.floor_bytes = in.problem ? static_cast<double>(in.problem->floor_bytes) : 0;
   e.dram_bytes = e.floor_bytes > 0 ? std::min(e.l2_bytes, e.floor_bytes) : e.l2_bytes;
   if (in.problem && !in.problem->floor_unknown.empty()) e.notes.push_back("no floor on the bytes: " + in.problem->floor_unknown);
@@ -420,6 +602,9 @@ std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e) {
   m["launch.bytes.l2"] = bounded(e.l2_bytes);
   m["launch.bytes.dram"] = bounded(e.dram_bytes);
   m["launch.bytes.floor"] = bounded(e.floor_bytes);
+  m["launch.block_classes"] = e.classes;
+  m["launch.imbalance_pct"] = std::llround(100 * e.imbalance);
+  m["launch.idle_pct"] = std::llround(100 * e.idle);
   return m;
 }
 
@@ -438,23 +623,31 @@ std::string limit_text(const std::string& limit) {
   return limit + "-bound";
 }
 
+// Blocks that differ are worth a mention when the slowest takes this much
+// longer than the mean, or the SMs stand idle this much of the launch.
+constexpr double kUnevenImbalance = 1.1;
+constexpr double kUnevenIdle = 0.1;
+
 std::string describe(double total_us, const std::string& limit, std::int64_t resident, const std::string& by,
-                     std::int64_t waves, double dram_us, double l2_us) {
+                     std::int64_t waves, double dram_us, double l2_us, double imbalance, double idle) {
   auto pct = [&](double us) { return total_us > 0 ? static_cast<int>(std::lround(100 * us / total_us)) : 0; };
-  return fmt::format("est. {}, {}: {} block(s)/SM ({}), {} wave(s), DRAM {}% busy, L2 {}%", format_us(total_us),
-                     limit_text(limit), resident, by, waves, pct(dram_us), pct(l2_us));
+  std::string out = fmt::format("est. {}, {}: {} block(s)/SM ({}), {} wave(s), DRAM {}% busy, L2 {}%", format_us(total_us),
+                                limit_text(limit), resident, by, waves, pct(dram_us), pct(l2_us));
+  if (imbalance >= kUnevenImbalance) out += fmt::format(", blocks uneven: the slowest {:.2f}x the mean", imbalance);
+  if (idle >= kUnevenIdle) out += fmt::format(", SMs {}% idle", static_cast<int>(std::lround(100 * idle)));
+  return out;
 }
 
 }  // namespace
 
 std::string describe_launch(const LaunchEstimate& e) {
-  return describe(e.total_us, e.limit, e.resident, e.occupancy_limit, e.waves, e.dram_us, e.l2_us);
+  return describe(e.total_us, e.limit, e.resident, e.occupancy_limit, e.waves, e.dram_us, e.l2_us, e.imbalance, e.idle);
 }
 
 std::string describe_launch(const std::map<std::string, std::int64_t>& m) {
-  auto get = [&](const std::string& k) {
+  auto get = [&](const std::string& k, std::int64_t otherwise = 0) {
     auto it = m.find(k);
-    return it == m.end() ? std::int64_t(0) : it->second;
+    return it == m.end() ? otherwise : it->second;
   };
   if (!m.count("cost.time_ns")) return "";
   auto named = [&](const std::string& prefix) {
@@ -463,7 +656,8 @@ std::string describe_launch(const std::map<std::string, std::int64_t>& m) {
   };
   return describe(static_cast<double>(get("cost.time_ns")) / 1e3, named("cost.limit."), get("launch.blocks_per_sm"),
                   named("launch.occupancy_limit."), get("launch.waves"),
-                  static_cast<double>(get("cost.term.dram_ns")) / 1e3, static_cast<double>(get("cost.term.l2_ns")) / 1e3);
+                  static_cast<double>(get("cost.term.dram_ns")) / 1e3, static_cast<double>(get("cost.term.l2_ns")) / 1e3,
+                  static_cast<double>(get("launch.imbalance_pct", 100)) / 100, static_cast<double>(get("launch.idle_pct")) / 100);
 }
 
 }  // namespace tileperf

@@ -33,6 +33,7 @@
 #include "readers/elf.h"
 #include "readers/line_table.h"
 #include "analysis/loops.h"
+#include "analysis/skeleton.h"
 #include "readers/sass.h"
 #include "readers/tileir.h"
 #include "analysis/timeline.h"
@@ -69,6 +70,7 @@ struct LaunchInputs {
   const LineTable* lines = nullptr;
   const TileIrStats* tileir = nullptr;   // null: bytes from the SASS loads and stores
   const Problem* problem = nullptr;      // null: one block
+  const Skeleton* skeleton = nullptr;    // the blocks' counts (skeleton.h); null: every block the mean block
   KernelAttributes attributes;
   std::int64_t registers = 0, shared_bytes = 0;
   std::int64_t spill_bytes = 0;          // per thread: local memory and stack frame
@@ -84,7 +86,12 @@ struct LaunchEstimate {
   std::int64_t threads = 0, warps = 0, cluster = 1, blocks = 1, ctas = 1;
   std::int64_t resident = 0;             // CTAs per SM
   std::string occupancy_limit;           // registers, shared, threads, blocks
-  std::int64_t waves = 0;
+  std::int64_t waves = 0;                // of the schedule: the most blocks one SM ran, over its slots
+  std::int64_t classes = 1;              // classes of blocks with counts of their own
+  double imbalance = 1;                  // the slowest block's time over the mean block's
+  double launch_cost = 0;                // with classes: the cost model's cycles of all blocks (cost.launch)
+  double idle = 0;                       // share of the SMs' time with no block, 0..1
+  std::vector<std::vector<float>> occupancy;  // per SM, mean resident blocks over the launch (with keep_events)
   double tile_load_bytes = 0, tile_store_bytes = 0;  // per block (grid block, a cluster's tile)
   double l2_bytes = 0, dram_bytes = 0, floor_bytes = 0;
   double spill_traffic = 0;              // local-memory bytes per CTA that go to L2 (0 when L1 holds the spills)

@@ -2,13 +2,16 @@
 #include "report/loops_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "analysis/cost_model.h"
 #include "analysis/loops.h"
+#include "analysis/skeleton.h"
 #include "metrics/metrics.h"
 #include "metrics/pipeline.h"
 #include "readers/elf.h"
@@ -78,6 +81,65 @@ std::string arch_of_cubin_name(const std::string& cubin) {
   return id ? id->arch : "";
 }
 
+// A trip count as a count: "31", or "31.03" for a mean.
+std::string trips_text(double trips) {
+  if (std::fabs(trips - std::round(trips)) < 1e-9) return fmt::format("{}", static_cast<std::int64_t>(std::llround(trips)));
+  return fmt::format("{:.2f}", trips);
+}
+
+std::string count_source(const SkeletonLoop& l) {
+  switch (l.source) {
+    case CountSource::kComputed: return l.iterated ? "computed, iteration by iteration" : "computed";
+    case CountSource::kDeclared: return fmt::format("declared '{}': {}", l.declared_key, l.unknown);
+    case CountSource::kOverride: return fmt::format("override '{}'", l.declared_key);
+    case CountSource::kAssumed: return fmt::format("ASSUMED {}: {}", kAssumedTrips, l.unknown);
+  }
+  return "";
+}
+
+void add_skeleton_loops(std::string& out, const Skeleton& s, int parent, int indent) {
+  for (std::size_t i = 0; i < s.loops.size(); ++i) {
+    const SkeletonLoop& l = s.loops[i];
+    if (l.parent != parent) continue;
+    std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
+    std::string trips = l.min_trips == l.max_trips ? trips_text(l.min_trips)
+                        : fmt::format("{}-{} (mean {})", trips_text(l.min_trips), trips_text(l.max_trips),
+                                      trips_text(l.trips()));
+    double blocks = static_cast<double>(std::max<std::int64_t>(s.blocks(), 1));
+    out += fmt::format("{}{} {}  trips {} per execution, {} execution(s) per block  {}\n", pad, l.kind, l.name(), trips,
+                       trips_text(l.executions / blocks), count_source(l));
+    add_skeleton_loops(out, s, static_cast<int>(i), indent + 1);
+  }
+}
+
+void add_skeleton(std::string& out, const Skeleton& s) {
+  if (!s.evaluated) return;
+  std::vector<std::string> dims;
+  for (int d : s.varying_dims) dims.push_back(std::string(1, "xyz"[d]));
+  out += fmt::format("\nkernel loops (the TileIR's, counted for the launch of {} block(s)): {} class(es) of blocks{}, "
+                     "{} block(s) evaluated, {} operation(s)\n",
+                     s.blocks(), s.classes.size(),
+                     dims.empty() ? std::string(", alike along every grid dimension")
+                                  : fmt::format(", differing along {}", fmt::join(dims, ", ")),
+                     s.evaluated_blocks, s.steps);
+  if (s.loops.empty()) out += "  (no loops)\n";
+  add_skeleton_loops(out, s, -1, 1);
+}
+
+nlohmann::json skeleton_json(const Skeleton& s) {
+  nlohmann::json loops = nlohmann::json::array();
+  const char* sources[] = {"computed", "declared", "override", "assumed"};
+  for (const auto& l : s.loops) {
+    loops.push_back({{"kind", l.kind}, {"name", l.name()}, {"file", l.where.file}, {"line", l.where.line},
+                     {"parent", l.parent}, {"source", sources[static_cast<int>(l.source)]},
+                     {"declared", l.declared_key}, {"unknown", l.unknown}, {"data_dependent", l.data_dependent},
+                     {"iterated", l.iterated}, {"executions", l.executions}, {"iterations", l.iterations},
+                     {"min_trips", l.min_trips}, {"max_trips", l.max_trips}});
+  }
+  return {{"loops", loops}, {"classes", s.classes.size()}, {"varying_dims", s.varying_dims},
+          {"evaluated_blocks", s.evaluated_blocks}, {"steps", s.steps}, {"notes", s.notes}};
+}
+
 void add_loop(std::string& out, const LoopReport& r, std::size_t i, int indent) {
   const LoopInfo& l = r.loops[i];
   std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
@@ -88,7 +150,7 @@ void add_loop(std::string& out, const LoopReport& r, std::size_t i, int indent) 
     return;
   }
   out += fmt::format("{}loop {}  depth {}{}  trips {} ({}){}  {}\n", pad, loop_name(l), l.depth,
-             static_cast<int>(i) == r.main ? "  MAIN" : "", l.trips, l.trips_from,
+             static_cast<int>(i) == r.main ? "  MAIN" : "", trips_text(l.trips), l.trips_from,
              l.lines ? "  " + format_lines(*l.lines) : "", format_warps(l.warps));
   out += fmt::format("{}  body: {} instructions, ii {}, waits {}, mma {}, mufu {}, loads {}, stores {}, "
              "async copies {}, fp64 {}, cost {:.1f} per iteration\n",
@@ -204,6 +266,8 @@ void add_launch(std::string& out, const Measurement& m) {
   out += fmt::format("  memory: {:.1f} MB through L2 ({:.1f} KB per block), {:.1f} MB from DRAM{}\n", e.l2_bytes / 1e6,
              (e.tile_load_bytes + e.tile_store_bytes) / 1e3, e.dram_bytes / 1e6,
              e.floor_bytes > 0 ? fmt::format(" (the arrays: {:.1f} MB)", e.floor_bytes / 1e6) : std::string(" (no floor)"));
+  out += fmt::format("  blocks on the SMs: {} class(es), the slowest block {:.2f}x the mean, SMs {:.0f}% idle\n", e.classes,
+                     e.imbalance, 100 * e.idle);
   out += fmt::format("  terms: waves {:.1f} us (latency alone {:.1f}, throughput alone {:.1f}), DRAM {:.1f} us, L2 {:.1f} us, "
              "launch {:.1f} us; overlap of the main loop {}\n",
              e.waves_us, e.latency_bound_us, e.throughput_bound_us, e.dram_us, e.l2_us, e.launch_us,
@@ -217,6 +281,7 @@ void add_report(std::string& out, const LoopsOptions& o, const SassListing& list
     auto j = loop_json(report);
     if (m) {
       j["launch"] = launch_metrics(m->launch);
+      if (m->skeleton.evaluated) j["skeleton"] = skeleton_json(m->skeleton);
       for (const auto& [index, replay] : m->launch.timeline.loops) {
         j["loops"][index]["replay_cycles_per_iteration"] = replay.cycles_per_iteration;
       }
@@ -239,6 +304,7 @@ void add_report(std::string& out, const LoopsOptions& o, const SassListing& list
   if (m && m->lines.counts.empty()) out += fmt::format("  (the cubin has no line table)\n");
   for (const auto& note : report.notes) out += fmt::format("  note: {}\n", note);
   if (!m) return;
+  add_skeleton(out, m->skeleton);
   add_launch(out, *m);
   if (o.gantt) {
     add_gantt(out, report, m->launch, report.main, "main loop");
