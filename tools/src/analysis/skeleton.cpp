@@ -381,6 +381,13 @@ struct Counts {
 
 enum class Leave { kNormal, kYield, kContinue, kBreak, kReturn };
 
+// What an iteration of the loop being run may have done on a decision that
+// was not computed: left the loop, or skipped to its next iteration.
+struct Doubt {
+  bool may_break = false, may_continue = false;
+  Val why = unknown(Why::kNone, -1);
+};
+
 class Evaluator {
  public:
   Evaluator(const Analysis& a, const SkeletonInputs& in, std::vector<SkeletonLoop>& loops,
@@ -490,14 +497,17 @@ class Evaluator {
       return f;
     }
     // A decision from values not computed: what it holds is counted on both
-    // sides (as the SASS's blocks are); it may not leave a loop.
+    // sides (as the SASS's blocks are), and the code after it as if neither
+    // side left the loop or the kernel. A side that may leave the loop is
+    // remembered: the loop being iterated decides what that means for its
+    // count (loop_doubt()).
     Val why = c.kind == Val::kUnknown ? c : unknown(Why::kUnsupported, index);
     if (a_.has_content(index)) {
       for (const auto& region : op.regions) {
         Leave f = run_region(region, mult);
-        if (f == Leave::kContinue || f == Leave::kBreak || f == Leave::kReturn) {
-          if (!running_.empty()) throw UnknownControl{why};
-        }
+        if (f == Leave::kBreak) doubt_.may_break = true;
+        if (f == Leave::kContinue) doubt_.may_continue = true;
+        if ((f == Leave::kBreak || f == Leave::kContinue) && doubt_.why.why == Why::kNone) doubt_.why = why;
       }
     }
     set_results(op, why);
@@ -554,7 +564,9 @@ class Evaluator {
     const IrRegion& body = op.regions[0];
     for (int arg : body.arguments) at(arg) = vars;
     if (trips > 0) {
+      Doubt outer = doubt_;  // what the body skips is its own loop's
       Leave f = run_region(body, mult * trips);
+      doubt_ = outer;
       if (f == Leave::kReturn) return f;
     }
     set_results(op, vars);
@@ -609,26 +621,36 @@ class Evaluator {
     running_.push_back(l);
     std::vector<Val> carried;
     for (std::size_t k = 3; k < op.operands.size(); ++k) carried.push_back(operand(op, k));
+    Doubt outer = doubt_;
     try {
       for (std::int64_t k = 0; static_cast<double>(k) < trips; ++k) {
         at(body.arguments[0]) = integer(wrap(lb.i + k * st.i, bits));
         for (std::size_t a = 0; a + 1 < body.arguments.size(); ++a) {
           at(body.arguments[a + 1]) = a < carried.size() ? carried[a] : unknown(Why::kUndefined, index);
         }
+        doubt_ = Doubt();
         Leave f = run_region(body, mult);
         if (f == Leave::kReturn) {
           running_.pop_back();
+          doubt_ = outer;
           record(l, mult, static_cast<double>(k + 1));
           return f;
         }
         if (f == Leave::kContinue) carried = exit_;
+        // A `for` runs its trips whatever its body skips; what it carries
+        // is not known after a skip that was not computed.
+        if (doubt_.may_continue || doubt_.may_break) {
+          for (auto& v : carried) v = doubt_.why;
+        }
       }
     } catch (const UnknownControl& u) {
       running_.pop_back();
+      doubt_ = outer;
       *counts_ = std::move(saved);
       return uncounted(op, l, mult, u.why);
     }
     running_.pop_back();
+    doubt_ = outer;
     record(l, mult, trips);
     for (std::size_t k = 0; k < op.results.size(); ++k) {
       at(op.results[k]) = k < carried.size() ? carried[k] : unknown(Why::kUndefined, index);
@@ -648,20 +670,32 @@ class Evaluator {
     std::vector<Val> carried;
     for (std::size_t k = 0; k < op.operands.size(); ++k) carried.push_back(operand(op, k));
     double trips = 0;
+    Doubt outer = doubt_;
     try {
       for (;;) {
         for (std::size_t a = 0; a < body.arguments.size(); ++a) {
           at(body.arguments[a]) = a < carried.size() ? carried[a] : unknown(Why::kUndefined, index);
         }
         trips += 1;
+        doubt_ = Doubt();
         Leave f = run_region(body, mult);
+        // An iteration that ends the loop anyway is its last whatever an
+        // uncomputed decision did (an early return, as cuTile lowers it, is
+        // such a loop); one that goes on may have ended, or skipped to the
+        // next iteration with other values.
         if (f == Leave::kContinue) {
+          if (doubt_.may_break) throw UnknownControl{doubt_.why};
           carried = exit_;
+          if (doubt_.may_continue) {
+            for (auto& v : carried) v = doubt_.why;
+          }
           continue;
         }
+        if (f == Leave::kBreak && doubt_.may_continue) throw UnknownControl{doubt_.why};
         if (f == Leave::kBreak) carried = exit_;
         if (f == Leave::kReturn) {
           running_.pop_back();
+          doubt_ = outer;
           record(l, mult, trips);
           return f;
         }
@@ -669,10 +703,12 @@ class Evaluator {
       }
     } catch (const UnknownControl& u) {
       running_.pop_back();
+      doubt_ = outer;
       *counts_ = std::move(saved);
       return uncounted(op, l, mult, u.why);
     }
     running_.pop_back();
+    doubt_ = outer;
     record(l, mult, trips);
     for (std::size_t k = 0; k < op.results.size(); ++k) {
       at(op.results[k]) = k < carried.size() ? carried[k] : unknown(Why::kUndefined, index);
@@ -753,6 +789,15 @@ class Evaluator {
       // A tile, a token or a pointer: never a decision's input as such.
       const Val* from = first_unknown(op);
       set_results(op, from && from->why == Why::kMemory ? *from : unknown(Why::kTile, index));
+      return;
+    }
+    if (n == "select" && op.operands.size() == 3 && operand(op, 0).kind == Val::kInt) {
+      // The value chosen, whatever the other one is (both are computed: a
+      // division by zero on the side not taken does not matter).
+      Val v = operand(op, (operand(op, 0).i & 1) ? 1 : 2);
+      if (v.kind == Val::kInt) v.i = wrap(v.i, integer_bits(type));
+      if (v.kind == Val::kFloat) v.f = round_to(v.f, type);
+      at(op.results[0]) = v;
       return;
     }
     if (const Val* from = first_unknown(op)) {
@@ -930,6 +975,7 @@ class Evaluator {
   std::vector<View> views_;
   std::vector<Val> exit_;
   std::vector<int> running_;  // loops being iterated, innermost last
+  Doubt doubt_;               // of the innermost loop's current iteration
   std::int64_t block_[3] = {0, 0, 0};
   Counts* counts_ = nullptr;
   std::int64_t steps_ = 0;

@@ -68,8 +68,11 @@ std::vector<std::string_view> split_top(std::string_view s, char sep) {
   return out;
 }
 
-// The types of an operation's results, from its signature ("tile<i32> ->
-// tile<i1>", "(tile<f32>, token)").
+// The types of an operation's results, from its signature: those after
+// "->" ("tile<i32> -> tile<i1>", "-> (tile<f32>, token)"); without one, the
+// signature lists the operands' types and the last is the results' (select's
+// "tile<i1>, tile<i32>", mmaf's three tiles, one type for all of
+// get_tile_block_id's results).
 std::vector<IrType> result_types(std::string_view signature) {
   std::vector<IrType> out;
   std::size_t arrow = rfind_top(signature, "->");
@@ -77,6 +80,7 @@ std::vector<IrType> result_types(std::string_view signature) {
   if (types.size() >= 2 && types.front() == '(' && types.back() == ')') types = types.substr(1, types.size() - 2);
   if (types.empty()) return out;
   for (auto t : split_top(types, ',')) out.push_back(ir_type(t));
+  if (arrow == std::string_view::npos) out = {out.back()};
   return out;
 }
 
