@@ -993,6 +993,16 @@ bool loop_declared_by(const TripDeclaration& d, const SkeletonLoop& l) {
 
 }  // namespace
 
+std::string_view count_source_name(CountSource s) {
+  switch (s) {
+    case CountSource::kComputed: return "computed";
+    case CountSource::kDeclared: return "declared";
+    case CountSource::kOverride: return "override";
+    case CountSource::kAssumed: return "assumed";
+  }
+  return "";
+}
+
 std::string SkeletonLoop::name() const {
   if (!where.known()) return kind + " (no location)";
   std::string out = fmt::format("{}:{}", file_name(where.file), where.line);

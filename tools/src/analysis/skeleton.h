@@ -36,6 +36,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/loops.h"
@@ -54,6 +55,8 @@ struct SkeletonInputs {
 };
 
 enum class CountSource { kComputed, kDeclared, kOverride, kAssumed };
+// "computed", "declared", "override", "assumed".
+std::string_view count_source_name(CountSource s);
 
 struct SkeletonLoop {
   int op = -1;                // in the program

@@ -128,10 +128,9 @@ void add_skeleton(std::string& out, const Skeleton& s) {
 
 nlohmann::json skeleton_json(const Skeleton& s) {
   nlohmann::json loops = nlohmann::json::array();
-  const char* sources[] = {"computed", "declared", "override", "assumed"};
   for (const auto& l : s.loops) {
     loops.push_back({{"kind", l.kind}, {"name", l.name()}, {"file", l.where.file}, {"line", l.where.line},
-                     {"parent", l.parent}, {"source", sources[static_cast<int>(l.source)]},
+                     {"parent", l.parent}, {"source", count_source_name(l.source)},
                      {"declared", l.declared_key}, {"unknown", l.unknown}, {"data_dependent", l.data_dependent},
                      {"iterated", l.iterated}, {"executions", l.executions}, {"iterations", l.iterations},
                      {"min_trips", l.min_trips}, {"max_trips", l.max_trips}});
