@@ -102,16 +102,8 @@ def _case(torch, dtype, head_dim, tile_m, tile_n, causal, batch=2, heads=4, seq=
                 expected=expected, rtol=2e-2, atol=2e-2)
 
 
-def _problem(tile_m, tile_n, causal, batch=4, heads=16, seq=4096):
-    grid = (cdiv(seq, tile_m), heads, batch)
-    if causal:
-        # The first loop over j runs query_tile * TILE_M / TILE_N times: on
-        # average over the blocks, half the query tiles' worth; the second
-        # (diagonal) loop TILE_M / TILE_N times.
-        trips = {"j#1": (grid[0] - 1) * (tile_m // tile_n) // 2, "j#2": tile_m // tile_n}
-    else:
-        trips = {"j": cdiv(seq, tile_n)}
-    return Problem(grid=grid, trips=trips, sizes=dict(batch=batch, heads=heads, seq=seq))
+def _problem(tile_m, batch=4, heads=16, seq=4096):
+    return Problem(grid=(cdiv(seq, tile_m), heads, batch), sizes=dict(batch=batch, heads=heads, seq=seq))
 
 
 def _config(dtype, head_dim, tile_m, tile_n, causal):
@@ -120,7 +112,7 @@ def _config(dtype, head_dim, tile_m, tile_n, causal):
     return Config(kernel, [t, t, t, t, head_dim, tile_m, tile_n, causal],
                   case=lambda torch, **sizes: _case(torch, dtype, head_dim, tile_m, tile_n, causal,
                                                     **sizes),
-                  problem=_problem(tile_m, tile_n, causal))
+                  problem=_problem(tile_m))
 
 
 CONFIGS = {

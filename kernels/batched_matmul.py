@@ -39,16 +39,15 @@ def _case(torch, dtype, tile_m, tile_n, tile_k, batch=4, m=256, n=256, k=512):
                 expected=lambda: {2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
 
 
-def _problem(tile_m, tile_n, tile_k, batch=16, m=2048, n=2048, k=2048):
-    return Problem(grid=(cdiv(m, tile_m), cdiv(n, tile_n), batch), trips={"k": cdiv(k, tile_k)},
-                   sizes=dict(batch=batch, m=m, n=n, k=k))
+def _problem(tile_m, tile_n, batch=16, m=2048, n=2048, k=2048):
+    return Problem(grid=(cdiv(m, tile_m), cdiv(n, tile_n), batch), sizes=dict(batch=batch, m=m, n=n, k=k))
 
 
 def _config(dtype, tile_m, tile_n, tile_k):
     mat = array(dtype, 3, shape_divisible_by=(1, 16, 16))  # batch: any count
     return Config(batched_matmul, [mat, mat, mat, tile_m, tile_n, tile_k],
                   case=lambda torch, **sizes: _case(torch, dtype, tile_m, tile_n, tile_k, **sizes),
-                  problem=_problem(tile_m, tile_n, tile_k))
+                  problem=_problem(tile_m, tile_n))
 
 
 CONFIGS = {

@@ -51,9 +51,8 @@ def _case(torch, dtype, tile_m, tile_n, tile_k, group_m, m=512, n=512, k=512):
                 expected=lambda: {2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
 
 
-def _problem(tile_m, tile_n, tile_k, m=8192, n=8192, k=8192):
-    return Problem(grid=cdiv(m, tile_m) * cdiv(n, tile_n), trips={"k": cdiv(k, tile_k)},
-                   sizes=dict(m=m, n=n, k=k))
+def _problem(tile_m, tile_n, m=8192, n=8192, k=8192):
+    return Problem(grid=cdiv(m, tile_m) * cdiv(n, tile_n), sizes=dict(m=m, n=n, k=k))
 
 
 def _config(dtype, tile_m, tile_n, tile_k, group_m=8):
@@ -61,7 +60,7 @@ def _config(dtype, tile_m, tile_n, tile_k, group_m=8):
     return Config(matmul, [mat, mat, mat, tile_m, tile_n, tile_k, group_m],
                   case=lambda torch, **sizes: _case(torch, dtype, tile_m, tile_n, tile_k, group_m,
                                                     **sizes),
-                  problem=_problem(tile_m, tile_n, tile_k))
+                  problem=_problem(tile_m, tile_n))
 
 
 CONFIGS = {

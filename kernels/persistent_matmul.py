@@ -53,11 +53,8 @@ def _case(torch, dtype, tile_m, tile_n, tile_k, group_m, m=1024, n=1024, k=512):
                 expected=lambda: {2: torch.matmul(a.double(), b.double())}, rtol=1e-2, atol=5e-2)
 
 
-def _problem(tile_m, tile_n, tile_k, m=8192, n=8192, k=8192, sms=H200_SMS):
-    tiles = cdiv(m, tile_m) * cdiv(n, tile_n)
-    blocks = _blocks(tiles, sms)
-    return Problem(grid=blocks, trips={"tile": cdiv(tiles, blocks), "k": cdiv(k, tile_k)},
-                   sizes=dict(m=m, n=n, k=k))
+def _problem(tile_m, tile_n, m=8192, n=8192, k=8192, sms=H200_SMS):
+    return Problem(grid=_blocks(cdiv(m, tile_m) * cdiv(n, tile_n), sms), sizes=dict(m=m, n=n, k=k))
 
 
 def _config(dtype, tile_m, tile_n, tile_k, group_m=8):
@@ -65,7 +62,7 @@ def _config(dtype, tile_m, tile_n, tile_k, group_m=8):
     return Config(persistent_matmul, [mat, mat, mat, tile_m, tile_n, tile_k, group_m],
                   case=lambda torch, **sizes: _case(torch, dtype, tile_m, tile_n, tile_k, group_m,
                                                     **sizes),
-                  problem=_problem(tile_m, tile_n, tile_k))
+                  problem=_problem(tile_m, tile_n))
 
 
 CONFIGS = {

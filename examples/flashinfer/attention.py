@@ -7,7 +7,7 @@ FlashInfer's own candidates for the sizes).
 from flashinfer.attention.kernels.cutile import fmha_decode_bsr_cutile as decode
 from flashinfer.attention.kernels.cutile import fmha_prefill_bsr_cutile as prefill
 
-from tileperf_dump import Config
+from tileperf_dump import Config, Problem, cdiv
 
 # Llama-3-8B: 32 query heads over 8 KV heads of 128, a paged KV cache of 16-token pages.
 HEADS, KV_HEADS, HEAD_DIM, PAGE = 32, 8, 128, 16
@@ -21,6 +21,34 @@ def cache(torch, batch, seq_len):
     return k, v, tables
 
 
+def decode_trips(seq_len):
+    """The KV loop reads each sequence's length from memory: every sequence
+    of the batch is seq_len long, split in KV_LEN_PER_SPLIT pieces when the
+    launch splits it."""
+    def problem(target):
+        c = target.launch.constants
+        span = c["KV_LEN_PER_SPLIT"] if c["KV_LEN_PER_SPLIT"] > 0 else seq_len
+        return Problem(trips={"iter_idx": cdiv(span, c["BLOCK_N"])})
+    return problem
+
+
+def prefill_trips(seq_len):
+    """The KV loops read the sequences' lengths from memory: every query and
+    KV sequence is seq_len long. Causal: the blocks before a query block's
+    diagonal (on average over the query blocks, half of them) and the
+    diagonal block."""
+    body = "_prefill_attention_paged_body.iter_idx"
+
+    def problem(target):
+        c = target.launch.constants
+        if not c["IS_CAUSAL"]:
+            return Problem(trips={f"{body}#1": cdiv(seq_len, c["BLOCK_N"])})
+        query_blocks = cdiv(seq_len, c["BLOCK_M"])
+        return Problem(trips={f"{body}#1": (query_blocks - 1) * c["BLOCK_M"] // 2 // c["BLOCK_N"],
+                              f"{body}#2": cdiv(c["BLOCK_M"], c["BLOCK_N"])})
+    return problem
+
+
 def gqa_decode(batch, seq_len, kernel, split_kv):
     def launch(torch):
         q = torch.empty(batch, HEADS, HEAD_DIM, dtype=torch.bfloat16)
@@ -28,7 +56,8 @@ def gqa_decode(batch, seq_len, kernel, split_kv):
         lens = torch.empty(batch, dtype=torch.int32)
         decode.fmha_decode_bsr_cutile(q, k, v, lens, tables, 1.0, 1.0, max_seq_len=seq_len,
                                       force_split_kv=split_kv)
-    return Config(launch=launch, launch_kernel=kernel, tune=lambda cfg: True)
+    problem = decode_trips(seq_len) if kernel is decode._decode_attention_kv_paged_kernel else None
+    return Config(launch=launch, launch_kernel=kernel, tune=lambda cfg: True, problem=problem)
 
 
 def paged_prefill(batch, seq_len, kernel, lpt):
@@ -39,7 +68,7 @@ def paged_prefill(batch, seq_len, kernel, lpt):
         offsets = torch.empty(batch + 1, dtype=torch.int32)
         prefill.prefill_attention_kv_paged_cutile(q, k, v, lens, lens, offsets, tables, 1.0, 1.0,
                                                   batch, seq_len, use_lpt_scheduler=lpt)
-    return Config(launch=launch, launch_kernel=kernel, tune=lambda cfg: True)
+    return Config(launch=launch, launch_kernel=kernel, tune=lambda cfg: True, problem=prefill_trips(seq_len))
 
 
 CONFIGS = {

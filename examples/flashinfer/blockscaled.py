@@ -6,7 +6,7 @@ FLASHINFER_CUTILE_AUTOTUNE_DISABLED=1 sets it.
 """
 from flashinfer.gemm.kernels.cutile import masked_scaled_bmm_cutile
 
-from fi_launch import no_autotune, persistent_trips
+from fi_launch import no_autotune, tile_share
 from tileperf_dump import Config
 
 
@@ -20,7 +20,7 @@ def masked_mxfp8(q, m, n, k):
         with no_autotune(masked_scaled_bmm_cutile):
             masked_scaled_bmm_cutile.masked_scaled_bmm(a, b, a_scale, b_scale, masked_m, "mxfp8")
     return Config(launch=launch, launch_kernel=masked_scaled_bmm_cutile._masked_scaled_bmm_kernel,
-                  problem=persistent_trips(q * m, n, k))
+                  problem=tile_share(q * m, n))
 
 
 CONFIGS = {

@@ -11,7 +11,7 @@ import contextlib
 from flashinfer.gemm.kernels.cutile import (masked_bmm_cutile, masked_scaled_bmm_cutile,
                                             ragged_bmm_cutile)
 
-from fi_launch import no_autotune, persistent_trips
+from fi_launch import no_autotune, tile_share
 from tileperf_dump import Config
 
 
@@ -22,7 +22,7 @@ def masked(q, m, n, k):
         masked_m = torch.empty(q, dtype=torch.int32)
         with no_autotune(masked_bmm_cutile):
             masked_bmm_cutile.masked_bmm(a, b, masked_m, transpose_b=True)
-    return Config(launch=launch, problem=persistent_trips(q * m, n, k))
+    return Config(launch=launch)
 
 
 def masked_m_max(q):
@@ -43,7 +43,7 @@ def ragged(q, total_m, n, k, tune=None):
         with no_autotune(ragged_bmm_cutile) if tune is None else contextlib.nullcontext():
             ragged_bmm_cutile.ragged_bmm(a, b, m_indptr, total_m // q, transpose_b=True,
                                          max_m_device=torch.empty(1, dtype=torch.int32))
-    return Config(launch=launch, tune=tune, problem=persistent_trips(total_m, n, k))
+    return Config(launch=launch, tune=tune, problem=tile_share(total_m, n))
 
 
 CONFIGS = {

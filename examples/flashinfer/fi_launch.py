@@ -1,5 +1,6 @@
 """What the configuration files share: FlashInfer's launchers called with its
-autotuning off, and the trips of its persistent GEMMs."""
+autotuning off, and each program's share of the tiles of a persistent GEMM
+whose tile count comes from memory."""
 import contextlib
 
 from tileperf_dump import Problem, cdiv
@@ -17,13 +18,14 @@ def no_autotune(module):
         module._AUTOTUNE_DISABLED = saved
 
 
-def persistent_trips(rows, n, k, block="BLOCK_{}", k_loop="k"):
-    """The problem of a persistent GEMM over rows x n tiles: each program
-    takes its share of the tiles (its `current_pid` loop), each tile the K
-    loop; the tile sizes are the launch's constants BLOCK_M, BLOCK_N and
-    BLOCK_K (or as `block` names them)."""
+def tile_share(rows, n, block="BLOCK_{}"):
+    """The problem of a persistent GEMM over rows x n tiles whose kernel
+    reads its tile count from memory (the experts' rows of a masked or
+    ragged batch): each program's share of the tiles, its `current_pid`
+    loop, with the launch's tile sizes BLOCK_M and BLOCK_N (or as `block`
+    names them). The K loop and every other count the check computes."""
     def problem(target):
         c, grid = target.launch.constants, target.launch.grid[0]
         tiles = cdiv(rows, c[block.format("M")]) * cdiv(n, c[block.format("N")])
-        return Problem(trips={"current_pid": cdiv(tiles, grid), k_loop: cdiv(k, c[block.format("K")])})
+        return Problem(trips={"current_pid": cdiv(tiles, grid)})
     return problem

@@ -6,8 +6,8 @@ takes FlashInfer's default for the sizes.
 """
 from flashinfer.gemm.kernels.cutile import gemm_fp8_nt_groupwise_cutile as fp8
 
-from fi_launch import persistent_trips
-from tileperf_dump import Config, Problem, cdiv
+from fi_launch import tile_share
+from tileperf_dump import Config, cdiv
 
 
 def dense(m, n, k, block_m, occupancy, swap_ab):
@@ -21,10 +21,7 @@ def dense(m, n, k, block_m, occupancy, swap_ab):
 
     def tune(cfg):
         return (cfg.BLOCK_SIZE_M, cfg.occupancy, cfg.swap_ab) == (block_m, occupancy, swap_ab)
-
-    def problem(target):
-        return Problem(trips={"k_tile": cdiv(k, target.launch.constants["BLOCK_SIZE_K"])})
-    return Config(launch=launch, tune=tune, problem=problem)
+    return Config(launch=launch, tune=tune)
 
 
 def grouped(groups, rows, n, k):
@@ -37,7 +34,7 @@ def grouped(groups, rows, n, k):
         fp8.group_gemm_fp8_nt_groupwise_cutile(a, b, a_scale, b_scale, m_indptr,
                                                torch.empty(groups * rows, n, dtype=torch.bfloat16))
 
-    return Config(launch=launch, problem=persistent_trips(groups * rows, n, k, "BLOCK_SIZE_{}", "k_tile"))
+    return Config(launch=launch, problem=tile_share(groups * rows, n, "BLOCK_SIZE_{}"))
 
 
 CONFIGS = {

@@ -7,8 +7,7 @@ kernel, its constants and the grid from the ct.launch it makes.
 """
 from flashinfer.gemm.kernels.cutile import bmm_bf16_cutile, mm_bf16_cutile
 
-from fi_launch import persistent_trips
-from tileperf_dump import Config, Problem, cdiv
+from tileperf_dump import Config
 
 
 def mm(m, n, k, block_m, block_n, occupancy=1):
@@ -22,12 +21,7 @@ def mm(m, n, k, block_m, block_n, occupancy=1):
             a, b, c, use_autotune=False,
             kernel_configs=dict(BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=64, occupancy=occupancy,
                                 num_ctas=1, EPILOGUE_SUBTILE=0))
-
-    def problem(target):
-        c = target.launch.constants
-        return Problem(trips={"current_pid": cdiv(c["total_tiles"], c["num_programs"]),
-                              "k": cdiv(c["K"], c["BLOCK_K"])})
-    return Config(launch=launch, problem=problem)
+    return Config(launch=launch)
 
 
 def bmm(batch, m, n, k, block_m, block_n, occupancy=1):
@@ -42,7 +36,7 @@ def bmm(batch, m, n, k, block_m, block_n, occupancy=1):
 
     def tune(cfg):
         return (cfg.BLOCK_M, cfg.BLOCK_N, cfg.occupancy) == (block_m, block_n, occupancy)
-    return Config(launch=launch, tune=tune, problem=persistent_trips(batch * m, n, k))
+    return Config(launch=launch, tune=tune)
 
 
 CONFIGS = {

@@ -35,7 +35,7 @@ def grouped_gemm(rows_in, k, n, tile_n, tile_k, occupancy, gated_output):
               array(ct.bfloat16, like=(ASSIGNMENTS, n)), I32, I32, k, BLOCK, tile_n, tile_k,
               0, 0.0, 0.0, 0.0, False, False]
     problem = Problem(grid=(grid_m, cdiv(n, tile_n)),
-                      trips={"iteration": cdiv(cdiv(padded, BLOCK), grid_m), "k_tile": cdiv(k, tile_k)})
+                      trips={"iteration": cdiv(cdiv(padded, BLOCK), grid_m)})
     return Config(moe._grouped_gemm_bf16.replace_hints(occupancy=occupancy), params, problem=problem)
 
 

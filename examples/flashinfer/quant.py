@@ -15,6 +15,9 @@ def per_token_group(tokens, hidden, group, column_major=False):
 
 
 def mxfp8_grouped(groups, rows, k, kernel):
+    """The persistent kernel reads the groups' tile offsets from memory: its
+    outer `while` takes each program's share of the tiles, its inner one (a
+    binary search over the groups) about log2(groups) + 1 tests."""
     def launch(torch):
         x = torch.empty(groups * rows, k, dtype=torch.bfloat16)
         sizes = torch.empty(groups, 3, dtype=torch.int32)
@@ -22,7 +25,12 @@ def mxfp8_grouped(groups, rows, k, kernel):
         out = torch.empty(groups * rows, k, dtype=torch.float8_e4m3fn)
         scales = torch.empty(groups * rows, cdiv(k, 32), dtype=torch.uint8)
         mxfp8.mxfp8_grouped_quantize_cutile(x, sizes, offsets, offsets, out, scales)
-    return Config(launch=launch, launch_kernel=getattr(mxfp8, kernel))
+    def problem(target):
+        tiles = groups * cdiv(rows, mxfp8.BLOCK_M) * cdiv(k, mxfp8.BLOCK_K)
+        return Problem(trips={"while#1": cdiv(tiles, target.launch.grid[0]),
+                              "while#2": (groups - 1).bit_length() + 1})
+    has_loops = kernel == "_mxfp8_grouped_quant_cutile_persistent_prefix"
+    return Config(launch=launch, launch_kernel=getattr(mxfp8, kernel), problem=problem if has_loops else None)
 
 
 def rope_fp8(tokens, heads, rope_dim, nope_dim):

@@ -270,6 +270,52 @@ def test_trips_keys_name_loops_of_the_kernel_and_its_helpers(tmp_path, forget):
     assert "@CALL names a call site of a helper" in trips("kernel_call")
 
 
+def test_the_entry_arguments_and_while_loops_and_overrides_are_recorded(tmp_path, forget):
+    write(tmp_path / "k.py", """\
+        import cuda.tile as ct
+        from cuda.tile.compilation import ListConstraint, ScalarConstraint
+        from tileperf_dump import Case, Config, Problem, array, override
+
+        @ct.kernel
+        def k(x, xs, n, f, T: ct.Constant[int]):
+            i = 0
+            while i < n:
+                i += 1
+            for j in range(n):
+                ct.store(x, index=(j, 0), tile=ct.zeros((T, T), dtype=ct.float32))
+
+        def case(torch, rows=64):
+            x = torch.empty(rows, 32, device="cuda", dtype=torch.float32).t()
+            return Case(grid=(1,), args=(x, [x, x], 5, 0.5, 16), expected=dict)
+
+        def cfg(trips):
+            return Config(k, [array(ct.float32, 2, contiguous=False),
+                              ListConstraint(array(ct.float32, 2, contiguous=False), alias_groups=(),
+                                             elements_may_alias=False),
+                              ScalarConstraint(ct.int32), ScalarConstraint(ct.float32), 16],
+                          case=case, problem=Problem(grid=1, trips=trips))
+
+        CONFIGS = {"plain": cfg({"while": 6}), "over": cfg({"j": override(9)}), "nowhile": cfg({"while#2": 1})}
+        """)
+    module = load_kernel_module(tmp_path / "k.py")
+
+    def problem(name):
+        dump_config(module, name, tmp_path / name, "13.4")
+        record = json.loads((tmp_path / name / f"{name}.tileirbc.json").read_text())
+        return record.get("problem", record.get("problem_error"))
+
+    plain = problem("plain")
+    # x: its pointer, shape (32, 64) and strides (1, 32) as the launch passes
+    # them; the list: its pointer and length; n and f; the constant T: nothing.
+    assert plain["args"] == [None, 32, 64, 1, 32, None, 2, 5, 0.5]
+    assert [(t["loop"], t["lines"], t["trips"], "override" in t) for t in plain["trips"]] == [("while", [8], 6, False)]
+    assert plain["declared_at"] == {"file": str(tmp_path / "k.py"), "line": 22}
+    over = problem("over")
+    assert [(t["loop"], t["trips"], t.get("override")) for t in over["trips"]] == [("j", 9, True)]
+    assert problem("nowhile")["message"].endswith("trips key 'while#2': the kernel k and the functions it "
+                                                  "calls has 1 'while' loop(s), at lines 8")
+
+
 # A library that tunes its launch with cuTile's exhaustive_search, launches two
 # kernels, and whose backend package re-exports what its ops import.
 TUNED_LIBRARY = {

@@ -72,4 +72,7 @@ def test_a_case_the_stand_in_cannot_run_is_recorded_and_a_declared_floor_wins():
 
     class Declared(Config):
         problem = Problem(grid=1, bytes=4096)
-    assert launch_record(Declared(), "c") == {"bytes": 4096}
+    declared = launch_record(Declared(), "c")
+    assert declared["bytes"] == 4096 and "launch_error" not in declared
+    # The kernel's arguments were not recorded, and the record says why.
+    assert "torch.linalg.svd() needs real data" in declared["args_error"]

@@ -6,6 +6,7 @@ A key of ``Problem.trips`` is ``[FUNCTION.]VAR[#N][@CALL]``:
 - ``k``: every ``for k in ...`` of the kernel's own function and of the
   helpers it calls (Python functions it reaches by name, in any file,
   inlined into it by cuTile), not other kernels' loops in the same file;
+  ``while``: every ``while`` loop there (its count: how often its body runs);
 - ``_gemm_kernel.k`` or ``tile_sum.j``: the loops of that function only (the
   kernel's or a helper's);
 - ``#2``: the second of those loops (nested or not), the kernel's own
@@ -64,6 +65,8 @@ def _scope(function) -> Scope | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             loops.append((node.target.id, node.lineno + first - 1))
+        elif isinstance(node, ast.While):  # named by its keyword: no variable can be
+            loops.append(("while", node.lineno + first - 1))
         elif isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
@@ -103,7 +106,7 @@ def _parse_key(key: str) -> tuple[str | None, str, int | None, int | None]:
         if text and not (text.isdigit() and int(text) >= 1):
             raise TripsError(f"trips key {key!r} is not {KEY_HELP} (N and CALL count from 1)")
         numbers.append(int(text) if text else None)
-    if not var.isidentifier() or (function and not function.isidentifier()):
+    if not (var.isidentifier() or var == "while") or (function and not function.isidentifier()):
         raise TripsError(f"trips key {key!r} is not {KEY_HELP}")
     return function or None, var, numbers[0], numbers[1]
 
@@ -124,12 +127,13 @@ def resolve(key: str, scopes: list[Scope]) -> list[dict[str, Any]]:
                          f"it calls (loops: {_known(scopes)})")
     loops = [(s.file, line) for s in chosen for v, line in s.loops if v == var]
     where = f"{function}()" if function else f"the kernel {kernel} and the functions it calls"
+    statement = "while" if var == "while" else f"for {var} in"
     if not loops:
-        raise TripsError(f"trips key {key!r}: no 'for {var} in' loop in {where} "
+        raise TripsError(f"trips key {key!r}: no '{statement}' loop in {where} "
                          f"(loops: {_known(scopes)})")
     if nth is not None:
         if nth > len(loops):
-            raise TripsError(f"trips key {key!r}: {where} has {len(loops)} 'for {var} in' loop(s), "
+            raise TripsError(f"trips key {key!r}: {where} has {len(loops)} '{statement}' loop(s), "
                              f"at lines {', '.join(str(l) for _, l in loops)}")
         loops = [loops[nth - 1]]
     calls = None
