@@ -146,3 +146,19 @@ BOOST_AUTO_TEST_CASE(extreme_values_cannot_overflow_a_comparison) {
   BOOST_TEST((find(down, "regs").verdict == Verdict::kImproved));
   BOOST_TEST(find(down, "regs").percent() < -100.0);
 }
+
+BOOST_AUTO_TEST_CASE(a_code_change_the_estimate_calls_faster_leads_with_it) {
+  Policy p = default_like();
+  p.rules.insert(p.rules.begin(), {"cost.time_ns", Direction::kLower, parse_tolerance("2%"), ""});
+  Metrics base = metrics({{"cost.time_ns", 2000000}, {"sass.instructions", 1000}, {"loop.main.ii", 100}});
+  Metrics unrolled = metrics({{"cost.time_ns", 1640000}, {"sass.instructions", 1450}, {"loop.main.ii", 193}});
+  Judgement j = judge(base, unrolled, p);
+  BOOST_TEST(j.state == State::kRegressed);  // the counts are gated
+  BOOST_TEST(j.trade_off ==
+             "estimated 18.0% faster (cost.time_ns 2000000 -> 1640000) while loop.main.ii +93.0%, sass.instructions +45.0%");
+  // Slower by the estimate too, or faster within its limit: no trade-off to show.
+  BOOST_TEST(judge(base, metrics({{"cost.time_ns", 2100000}, {"sass.instructions", 1450}, {"loop.main.ii", 100}}), p)
+                 .trade_off.empty());
+  BOOST_TEST(judge(base, metrics({{"cost.time_ns", 1990000}, {"sass.instructions", 1450}, {"loop.main.ii", 100}}), p)
+                 .trade_off.empty());
+}

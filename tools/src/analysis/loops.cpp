@@ -543,6 +543,11 @@ int producer_loop(const LoopReport& r) {
   return best;
 }
 
+std::string trips_text(double trips) {
+  if (std::fabs(trips - std::round(trips)) < 1e-9) return fmt::format("{}", static_cast<std::int64_t>(std::llround(trips)));
+  return fmt::format("{:.2f}", trips);
+}
+
 std::string loop_name(const LoopInfo& l) {
   return fmt::format("{:#06x}-{:#06x}", l.begin, l.end);
 }

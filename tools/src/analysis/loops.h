@@ -173,6 +173,9 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const
 // warp-specialised pipeline); -1 when there is none.
 int producer_loop(const LoopReport& r);
 
+// A trip count as a reader wants it: "31", or "31.03" for a mean.
+std::string trips_text(double trips);
+
 // "0x0b10-0x0f60": a loop by its addresses.
 std::string loop_name(const LoopInfo& l);
 

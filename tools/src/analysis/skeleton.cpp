@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "analysis/control_dependences.h"
 #include "analysis/cost_model.h"
+#include "analysis/scalar_ops.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -19,140 +21,6 @@ namespace {
 
 using Index = std::size_t;
 
-// Dependences of a value: the grid dimensions (bits 0-2) and the loops
-// (bit 3 + loop) whose variables it is computed from.
-constexpr std::size_t kMaxTrackedLoops = 253;
-using Deps = std::bitset<kMaxTrackedLoops + 3>;
-
-enum class Why : std::uint8_t {
-  kNone, kMemory, kTile, kArgument, kUnsupported, kInvariant, kUndefined, kDivision, kDeclared,
-};
-
-struct Val {
-  enum Kind : std::uint8_t { kUnknown, kInt, kFloat, kView } kind = kUnknown;
-  Why why = Why::kUndefined;
-  int origin = -1;  // the operation (or for kArgument, the argument's position) the unknown comes from
-  std::int64_t i = 0;
-  double f = 0;
-};
-
-Val unknown(Why why, int origin) {
-  Val v;
-  v.why = why;
-  v.origin = origin;
-  return v;
-}
-
-Val integer(std::int64_t i) {
-  Val v;
-  v.kind = Val::kInt;
-  v.why = Why::kNone;
-  v.i = i;
-  return v;
-}
-
-Val real(double f) {
-  Val v;
-  v.kind = Val::kFloat;
-  v.why = Why::kNone;
-  v.f = f;
-  return v;
-}
-
-// The value `v` wrapped to `bits` bits, sign-extended (i1 is 0 or 1).
-std::int64_t wrap(std::int64_t v, int bits) {
-  if (bits <= 0 || bits >= 64) return v;
-  if (bits == 1) return v & 1;
-  std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
-  std::uint64_t u = static_cast<std::uint64_t>(v) & mask;
-  if (u >> (bits - 1)) u |= ~mask;
-  return static_cast<std::int64_t>(u);
-}
-
-std::uint64_t as_unsigned(std::int64_t v, int bits) {
-  if (bits <= 0 || bits >= 64) return static_cast<std::uint64_t>(v);
-  return static_cast<std::uint64_t>(v) & ((std::uint64_t(1) << bits) - 1);
-}
-
-// i1 seen as a signed number is 0 or -1.
-std::int64_t as_signed(std::int64_t v, int bits) { return bits == 1 ? -(v & 1) : wrap(v, bits); }
-
-// Round to the precision of a float type.
-double round_to(double x, IrType t) {
-  if (t == IrType::kF32) return static_cast<double>(static_cast<float>(x));
-  if (t == IrType::kF16 || t == IrType::kBF16) {
-    if (!std::isfinite(x) || x == 0) return x;
-    int exponent = 0;
-    std::frexp(x, &exponent);
-    int mantissa = t == IrType::kF16 ? 11 : 8;
-    int min_exponent = t == IrType::kF16 ? -13 : -125;  // below it, subnormal steps
-    double quantum = std::ldexp(1.0, std::max(exponent, min_exponent) - mantissa);
-    double r = std::nearbyint(x / quantum) * quantum;
-    double max = t == IrType::kF16 ? 65504.0 : 3.3895313892515355e38;
-    return std::fabs(r) > max ? std::copysign(INFINITY, r) : r;
-  }
-  return x;
-}
-
-bool has_word(const std::string& words, std::string_view w) {
-  for (std::size_t at = words.find(w); at != std::string::npos; at = words.find(w, at + 1)) {
-    bool start = at == 0 || !(std::isalnum(static_cast<unsigned char>(words[at - 1])) || words[at - 1] == '_');
-    std::size_t end = at + w.size();
-    bool stop = end >= words.size() || !(std::isalnum(static_cast<unsigned char>(words[end])) || words[end] == '_');
-    if (start && stop) return true;
-  }
-  return false;
-}
-
-std::string first_word(const std::string& words) {
-  std::size_t end = 0;
-  while (end < words.size() && (std::isalnum(static_cast<unsigned char>(words[end])) || words[end] == '_')) ++end;
-  return words.substr(0, end);
-}
-
-// "<i32: 5>", "<i1: false>", "<f32: 2.000000e+00>", "<f32: 0xFF800000>".
-std::optional<Val> constant_value(const std::string& literal, IrType type) {
-  auto colon = literal.find(": ");
-  if (colon == std::string::npos || literal.size() < colon + 3) return std::nullopt;
-  std::string text = trim(literal.substr(colon + 2, literal.size() - colon - 3));
-  if (is_integer(type)) {
-    if (text == "true") return integer(1);
-    if (text == "false") return integer(0);
-    char* end = nullptr;
-    long long n = std::strtoll(text.c_str(), &end, 0);
-    if (end == text.c_str() || *end) return std::nullopt;
-    return integer(wrap(n, integer_bits(type)));
-  }
-  if (is_float(type)) {
-    if (text.rfind("0x", 0) == 0) {  // the bits of the value
-      unsigned long long bits = std::strtoull(text.c_str(), nullptr, 16);
-      if (type == IrType::kF32) {
-        auto b = static_cast<std::uint32_t>(bits);
-        float f;
-        std::memcpy(&f, &b, sizeof f);
-        return real(f);
-      }
-      if (type == IrType::kF64) {
-        double d;
-        std::memcpy(&d, &bits, sizeof d);
-        return real(d);
-      }
-      return std::nullopt;
-    }
-    char* end = nullptr;
-    double d = std::strtod(text.c_str(), &end);
-    if (end == text.c_str()) return std::nullopt;
-    return real(round_to(d, type));
-  }
-  return std::nullopt;
-}
-
-bool is_loop(const IrOp& op) { return op.name == "for" || op.name == "loop"; }
-bool is_memory(const IrOp& op) { return op.memory >= 0; }
-bool is_terminator(const IrOp& op) {
-  return op.name == "yield" || op.name == "continue" || op.name == "break" || op.name == "return";
-}
-
 // A control decision that cannot be taken from the values at hand, inside a
 // loop being iterated: the loop's count is not computed.
 struct UnknownControl {
@@ -160,209 +28,6 @@ struct UnknownControl {
 };
 
 struct StepLimit {};
-
-class Analysis {
- public:
-  explicit Analysis(const TileIrProgram& p) : p_(p) {
-    loop_of_op_.assign(p.ops.size(), -1);
-    content_.assign(p.ops.size(), false);
-    collect(p.body, -1);
-    deps_.assign(p.values.size(), Deps());
-    for (int round = 0; round < 64; ++round) {
-      changed_ = false;
-      propagate(p.body);
-      if (!changed_) break;
-    }
-    control(p.body);
-  }
-
-  const TileIrProgram& program() const { return p_; }
-  const std::vector<SkeletonLoop>& loops() const { return loops_; }
-  int loop_of(int op) const { return loop_of_op_[static_cast<Index>(op)]; }
-  // Whether the `for` at loop index `l` must be iterated (a decision reads its variables).
-  bool iterated(int l) const {
-    return l >= static_cast<int>(kMaxTrackedLoops) || decisions_.test(3 + static_cast<Index>(l));
-  }
-  // Whether an `if` or a loop holds what the counts depend on (a loop, a
-  // memory operation, a terminator that leaves it, a scalar it yields).
-  bool has_content(int op) const { return content_[static_cast<Index>(op)]; }
-  std::vector<int> varying_dims() const {
-    std::vector<int> out;
-    for (int d = 0; d < 3; ++d) {
-      if (decisions_.test(static_cast<Index>(d))) out.push_back(d);
-    }
-    return out;
-  }
-
- private:
-  // The loops of the program in order, with parents; and which operations
-  // have content.
-  bool collect(const IrRegion& r, int parent) {
-    bool any = false;
-    for (int index : r.ops) {
-      const IrOp& op = p_.ops[static_cast<Index>(index)];
-      int self = parent;
-      if (is_loop(op)) {
-        SkeletonLoop l;
-        l.op = index;
-        l.kind = op.name;
-        if (const IrLocation* where = p_.location_of(op)) l.where = *where;
-        l.parent = parent;
-        self = static_cast<int>(loops_.size());
-        loop_of_op_[static_cast<Index>(index)] = self;
-        loops_.push_back(std::move(l));
-      }
-      bool content = is_loop(op) || is_memory(op) || op.name == "continue" || op.name == "break" ||
-                     op.name == "return";
-      if (op.name == "yield") {
-        for (int v : op.operands) content = content || p_.values[static_cast<Index>(v)].type != IrType::kOther;
-      }
-      for (const auto& region : op.regions) content = collect(region, self) || content;
-      content_[static_cast<Index>(index)] = content;
-      any = any || content;
-    }
-    return any;
-  }
-
-  void add(int value, const Deps& d) {
-    if (value < 0) return;
-    Deps& mine = deps_[static_cast<Index>(value)];
-    Deps before = mine;
-    mine |= d;
-    if (mine != before) changed_ = true;
-  }
-
-  Deps of(int value) const { return value < 0 ? Deps() : deps_[static_cast<Index>(value)]; }
-
-  Deps loop_bit(int l) const {
-    Deps d;
-    if (l >= 0 && l < static_cast<int>(kMaxTrackedLoops)) d.set(3 + static_cast<Index>(l));
-    return d;
-  }
-
-  // The values a region's terminators hand on, by kind, and the conditions
-  // of the `if`s they are nested in.
-  void terminators(const IrRegion& r, const std::string& kind, std::vector<Deps>& values, Deps& conditions,
-                   bool nested_loop) const {
-    for (int index : r.ops) {
-      const IrOp& op = p_.ops[static_cast<Index>(index)];
-      if (!nested_loop && op.name == kind) {
-        for (std::size_t k = 0; k < op.operands.size(); ++k) {
-          if (values.size() <= k) values.resize(k + 1);
-          values[k] |= of(op.operands[k]);
-        }
-      }
-      if (op.name == "if" && !op.operands.empty()) {
-        std::vector<Deps> inner(values.size());
-        Deps c;
-        for (const auto& region : op.regions) terminators(region, kind, inner, c, nested_loop);
-        bool any = c.any();
-        for (const auto& d : inner) any = any || d.any();
-        if (any || !inner.empty()) {
-          // Values handed on from inside the `if` depend on its condition.
-          conditions |= c;
-          bool hands_on = false;
-          for (std::size_t k = 0; k < inner.size(); ++k) {
-            if (values.size() <= k) values.resize(k + 1);
-            values[k] |= inner[k];
-            hands_on = hands_on || inner[k].any();
-          }
-          if (hands_on || c.any()) conditions |= of(op.operands[0]);
-        }
-        continue;
-      }
-      // `continue` and `break` leave the innermost loop: a nested loop's are its own.
-      for (const auto& region : op.regions) {
-        if (op.name != "if") terminators(region, kind, values, conditions, nested_loop || is_loop(op));
-      }
-    }
-  }
-
-  void propagate(const IrRegion& r) {
-    for (int index : r.ops) {
-      const IrOp& op = p_.ops[static_cast<Index>(index)];
-      if (op.name == "get_tile_block_id") {
-        for (std::size_t k = 0; k < op.results.size() && k < 3; ++k) {
-          Deps d;
-          d.set(k);
-          add(op.results[k], d);
-        }
-        continue;
-      }
-      if (op.name == "for" || op.name == "loop") {
-        int l = loop_of(index);
-        Deps bounds;
-        std::size_t first_init = op.name == "for" ? 3 : 0;
-        for (std::size_t k = 0; k < first_init && k < op.operands.size(); ++k) bounds |= of(op.operands[k]);
-        const IrRegion* body = op.regions.empty() ? nullptr : &op.regions[0];
-        std::vector<Deps> next, exit;
-        Deps conditions;
-        if (body) {
-          terminators(*body, "continue", next, conditions, false);
-          terminators(*body, "break", exit, conditions, false);
-        }
-        Deps common = bounds | loop_bit(l) | conditions;
-        if (body) {
-          std::size_t args_first = op.name == "for" ? 1 : 0;
-          if (op.name == "for" && !body->arguments.empty()) add(body->arguments[0], common);
-          for (std::size_t k = 0; k + args_first < body->arguments.size(); ++k) {
-            Deps d = common | (first_init + k < op.operands.size() ? of(op.operands[first_init + k]) : Deps());
-            if (k < next.size()) d |= next[k];
-            add(body->arguments[args_first + k], d);
-          }
-          propagate(*body);
-          for (std::size_t k = 0; k < op.results.size(); ++k) {
-            Deps d = common;
-            if (k + args_first < body->arguments.size()) d |= of(body->arguments[args_first + k]);
-            if (k < exit.size()) d |= exit[k];
-            add(op.results[k], d);
-          }
-        }
-        continue;
-      }
-      if (op.name == "if") {
-        Deps d = op.operands.empty() ? Deps() : of(op.operands[0]);
-        std::vector<Deps> yielded;
-        Deps conditions;
-        for (const auto& region : op.regions) {
-          propagate(region);
-          terminators(region, "yield", yielded, conditions, false);
-        }
-        for (std::size_t k = 0; k < op.results.size(); ++k) {
-          add(op.results[k], d | conditions | (k < yielded.size() ? yielded[k] : Deps()));
-        }
-        continue;
-      }
-      Deps d;
-      for (int v : op.operands) d |= of(v);
-      for (const auto& dim : op.shape) d |= of(dim.value);
-      for (const auto& dim : op.strides) d |= of(dim.value);
-      for (int v : op.results) add(v, d);
-      for (const auto& region : op.regions) propagate(region);
-    }
-  }
-
-  // The dependences of the decisions that change counts.
-  void control(const IrRegion& r) {
-    for (int index : r.ops) {
-      const IrOp& op = p_.ops[static_cast<Index>(index)];
-      if (op.name == "for") {
-        for (std::size_t k = 0; k < 3 && k < op.operands.size(); ++k) decisions_ |= of(op.operands[k]);
-      }
-      if (op.name == "loop") decisions_ |= loop_bit(loop_of(index));
-      if (op.name == "if" && !op.operands.empty() && has_content(index)) decisions_ |= of(op.operands[0]);
-      for (const auto& region : op.regions) control(region);
-    }
-  }
-
-  const TileIrProgram& p_;
-  std::vector<SkeletonLoop> loops_;
-  std::vector<int> loop_of_op_;
-  std::vector<bool> content_;
-  std::vector<Deps> deps_;
-  Deps decisions_;
-  bool changed_ = false;
-};
 
 struct View {
   std::vector<Val> shape;  // of the tensor; of the index space for a partition view
@@ -390,7 +55,7 @@ struct Doubt {
 
 class Evaluator {
  public:
-  Evaluator(const Analysis& a, const SkeletonInputs& in, std::vector<SkeletonLoop>& loops,
+  Evaluator(const ControlDependences& a, const SkeletonInputs& in, std::vector<SkeletonLoop>& loops,
             const std::vector<const TripDeclaration*>& declared)
       : a_(a), p_(a.program()), in_(in), loops_(loops), declared_(declared) {
     env_.assign(p_.values.size(), Val());
@@ -815,9 +480,15 @@ class Evaluator {
         return;
       }
     }
-    divided_by_zero_ = false;
-    std::optional<Val> v = is_float(type) || n == "cmpf" || n == "ftoi" ? float_op(op, type) : integer_op(op, type);
-    at(op.results[0]) = v ? *v : unknown(divided_by_zero_ ? Why::kDivision : Why::kUnsupported, index);
+    ScalarOperation x{op, type, operand_type(op, 0)};
+    for (std::size_t k = 0; k < 3 && k < op.operands.size(); ++k) x.args[k] = &operand(op, k);
+    if (op.operands.size() > 3) {
+      set_results(op, unknown(Why::kUnsupported, index));
+      return;
+    }
+    bool divided_by_zero = false;
+    std::optional<Val> v = scalar_result(x, divided_by_zero);
+    at(op.results[0]) = v ? *v : unknown(divided_by_zero ? Why::kDivision : Why::kUnsupported, index);
   }
 
   void new_view(const IrOp& op, View v) {
@@ -829,144 +500,7 @@ class Evaluator {
     set_results(op, r);
   }
 
-  std::optional<Val> integer_op(const IrOp& op, IrType type) {
-    const std::string& n = op.name;
-    int bits = integer_bits(type);
-    int in_bits = integer_bits(operand_type(op, 0));
-    if (in_bits == 0) in_bits = bits;
-    bool is_unsigned = has_word(op.attributes, "unsigned");
-    auto s = [&](std::size_t k) { return as_signed(operand(op, k).i, in_bits); };
-    auto u = [&](std::size_t k) { return as_unsigned(operand(op, k).i, in_bits); };
-    auto out = [&](std::int64_t v) { return integer(wrap(v, bits)); };
-    auto out_u = [&](std::uint64_t v) { return integer(wrap(static_cast<std::int64_t>(v), bits)); };
-    std::size_t arity = op.operands.size();
-    if (n == "addi" && arity == 2) return out_u(u(0) + u(1));
-    if (n == "subi" && arity == 2) return out_u(u(0) - u(1));
-    if (n == "muli" && arity == 2) return out_u(u(0) * u(1));
-    if (n == "negi" && arity == 1) return out_u(0 - u(0));
-    if (n == "absi" && arity == 1) return out(s(0) < 0 ? -s(0) : s(0));
-    if ((n == "andi" || n == "ori" || n == "xori") && arity == 2) {
-      std::uint64_t a = u(0), b = u(1);
-      return out_u(n == "andi" ? (a & b) : n == "ori" ? (a | b) : (a ^ b));
-    }
-    if ((n == "mini" || n == "maxi") && arity == 2) {
-      bool first = is_unsigned ? (u(0) < u(1)) : (s(0) < s(1));
-      if (n == "maxi") first = !first;
-      return integer(wrap(operand(op, first ? 0 : 1).i, bits));
-    }
-    if ((n == "shli" || n == "shri") && arity == 2) {
-      std::uint64_t amount = u(1);
-      if (amount >= static_cast<std::uint64_t>(in_bits)) {
-        if (n == "shli" || is_unsigned || s(0) >= 0) return integer(0);
-        return out(-1);
-      }
-      if (n == "shli") return out_u(u(0) << amount);
-      return is_unsigned ? out_u(u(0) >> amount) : out(s(0) >> amount);
-    }
-    if ((n == "divi" || n == "remi") && arity == 2) {
-      if (u(1) == 0) {
-        divided_by_zero_ = true;
-        return std::nullopt;
-      }
-      if (is_unsigned) return out_u(n == "divi" ? u(0) / u(1) : u(0) % u(1));
-      __int128 a = s(0), b = s(1);
-      __int128 q = a / b, r = a % b;
-      if (n == "remi") return out(static_cast<std::int64_t>(r));
-      if (r != 0 && op.attributes.find("rounding<negative_inf>") != std::string::npos && ((r < 0) != (b < 0))) --q;
-      if (r != 0 && op.attributes.find("rounding<positive_inf>") != std::string::npos && ((r < 0) == (b < 0))) ++q;
-      return out(static_cast<std::int64_t>(q));
-    }
-    if (n == "mulhii" && arity == 2) {
-      if (is_unsigned) {
-        unsigned __int128 p = static_cast<unsigned __int128>(u(0)) * u(1);
-        return out_u(static_cast<std::uint64_t>(p >> in_bits));
-      }
-      __int128 p = static_cast<__int128>(s(0)) * s(1);
-      return out(static_cast<std::int64_t>(p >> in_bits));
-    }
-    if (n == "cmpi" && arity == 2) {
-      std::string pred = first_word(op.attributes);
-      bool lt, eq;
-      if (is_unsigned) {
-        lt = u(0) < u(1);
-        eq = u(0) == u(1);
-      } else {
-        lt = s(0) < s(1);
-        eq = s(0) == s(1);
-      }
-      std::optional<bool> r;
-      if (pred == "equal") r = eq;
-      if (pred == "not_equal") r = !eq;
-      if (pred == "less_than") r = lt;
-      if (pred == "less_than_or_equal") r = lt || eq;
-      if (pred == "greater_than") r = !lt && !eq;
-      if (pred == "greater_than_or_equal") r = !lt;
-      if (!r) return std::nullopt;
-      return integer(*r ? 1 : 0);
-    }
-    if (n == "select" && arity == 3) return integer(wrap((operand(op, 0).i & 1) ? operand(op, 1).i : operand(op, 2).i, bits));
-    if (n == "exti" && arity == 1) return is_unsigned ? out_u(u(0)) : out(s(0));
-    if (n == "trunci" && arity == 1) return out(operand(op, 0).i);
-    if (n == "bitcast" && arity == 1 && is_integer(operand_type(op, 0))) return out(operand(op, 0).i);
-    return std::nullopt;
-  }
-
-  std::optional<Val> float_op(const IrOp& op, IrType type) {
-    const std::string& n = op.name;
-    std::size_t arity = op.operands.size();
-    auto f = [&](std::size_t k) {
-      const Val& v = operand(op, k);
-      return v.kind == Val::kFloat ? v.f : static_cast<double>(v.i);
-    };
-    auto out = [&](double x) { return real(round_to(x, type)); };
-    if (n == "itof" && arity == 1) {
-      int bits = integer_bits(operand_type(op, 0));
-      std::int64_t i = operand(op, 0).i;
-      return out(has_word(op.attributes, "unsigned") ? static_cast<double>(as_unsigned(i, bits))
-                                                      : static_cast<double>(as_signed(i, bits)));
-    }
-    if (n == "ftoi" && arity == 1) {
-      double x = std::trunc(f(0));
-      int bits = integer_bits(type);
-      if (!std::isfinite(x) || bits == 0 || std::fabs(x) > 9.2e18) return std::nullopt;
-      return integer(wrap(static_cast<std::int64_t>(x), bits));
-    }
-    if (n == "cmpf" && arity == 2) {
-      double a = f(0), b = f(1);
-      std::string pred = first_word(op.attributes);
-      bool unordered = std::isnan(a) || std::isnan(b);
-      bool ordered_flag = !has_word(op.attributes, "unordered");
-      std::optional<bool> r;
-      if (pred == "equal") r = a == b;
-      if (pred == "not_equal") r = a != b;
-      if (pred == "less_than") r = a < b;
-      if (pred == "less_than_or_equal") r = a <= b;
-      if (pred == "greater_than") r = a > b;
-      if (pred == "greater_than_or_equal") r = a >= b;
-      if (!r) return std::nullopt;
-      if (unordered) r = !ordered_flag;
-      return integer(*r ? 1 : 0);
-    }
-    if (!is_float(type)) return std::nullopt;
-    if (n == "ftof" && arity == 1) return out(f(0));
-    if (n == "addf" && arity == 2) return out(f(0) + f(1));
-    if (n == "subf" && arity == 2) return out(f(0) - f(1));
-    if (n == "mulf" && arity == 2) return out(f(0) * f(1));
-    if (n == "divf" && arity == 2) return out(f(0) / f(1));
-    if (n == "remf" && arity == 2) return out(std::fmod(f(0), f(1)));
-    if (n == "negf" && arity == 1) return out(-f(0));
-    if (n == "absf" && arity == 1) return out(std::fabs(f(0)));
-    if (n == "maxf" && arity == 2) return out(std::fmax(f(0), f(1)));
-    if (n == "minf" && arity == 2) return out(std::fmin(f(0), f(1)));
-    if (n == "fma" && arity == 3) return out(f(0) * f(1) + f(2));
-    if (n == "floor" && arity == 1) return out(std::floor(f(0)));
-    if (n == "ceil" && arity == 1) return out(std::ceil(f(0)));
-    if (n == "sqrt" && arity == 1) return out(std::sqrt(f(0)));
-    if (n == "select" && arity == 3) return out((operand(op, 0).i & 1) ? f(1) : f(2));
-    return std::nullopt;
-  }
-
-  const Analysis& a_;
+  const ControlDependences& a_;
   const TileIrProgram& p_;
   const SkeletonInputs& in_;
   std::vector<SkeletonLoop>& loops_;
@@ -979,13 +513,8 @@ class Evaluator {
   std::int64_t block_[3] = {0, 0, 0};
   Counts* counts_ = nullptr;
   std::int64_t steps_ = 0;
-  bool divided_by_zero_ = false;
 };
 
-std::string format_trips(double t) {
-  if (std::fabs(t - std::round(t)) < 1e-9) return fmt::format("{}", static_cast<std::int64_t>(std::llround(t)));
-  return fmt::format("{:.2f}", t);
-}
 
 bool loop_declared_by(const TripDeclaration& d, const SkeletonLoop& l) {
   return l.where.known() && declares(d, l.where.file, l.where.line, l.where.calls);
@@ -1056,7 +585,7 @@ Skeleton evaluate_skeleton(const SkeletonInputs& in) {
   Skeleton out;
   out.grid = in.grid.empty() ? std::vector<std::int64_t>{1} : in.grid;
   const TileIrProgram& p = *in.program;
-  Analysis analysis(p);
+  ControlDependences analysis(p);
   out.loops = analysis.loops();
   std::size_t memory_ops = in.stats ? in.stats->memory.size() : 0;
   // Groups: the loops of one location.
@@ -1174,16 +703,16 @@ Skeleton evaluate_skeleton(const SkeletonInputs& in) {
     if (!d || d->override || loop.source != CountSource::kComputed || loop.executions == 0) continue;
     if (d->trips + 1e-9 < loop.min_trips || d->trips - 1e-9 > loop.max_trips) {
       std::string computed = loop.min_trips == loop.max_trips
-                                 ? fmt::format("{} in every execution", format_trips(loop.min_trips))
-                                 : fmt::format("from {} to {} (mean {})", format_trips(loop.min_trips),
-                                               format_trips(loop.max_trips), format_trips(loop.trips()));
+                                 ? fmt::format("{} in every execution", trips_text(loop.min_trips))
+                                 : fmt::format("from {} to {} (mean {})", trips_text(loop.min_trips),
+                                               trips_text(loop.max_trips), trips_text(loop.trips()));
       std::string file = in.problem && !in.problem->declared_file.empty() ? in.problem->declared_file : p.file;
       int line = in.problem ? in.problem->declared_line : 0;
       throw InputError(file, line,
                        fmt::format("stale trip count: trips['{}'] = {} declares the loop at {}, which the kernel "
                                    "runs {} (computed from its TileIR); remove the declaration, or write "
                                    "override({}) to replace the computed count",
-                                   d->key, format_trips(d->trips), loop.name(), computed, format_trips(d->trips)));
+                                   d->key, trips_text(d->trips), loop.name(), computed, trips_text(d->trips)));
     }
   }
   for (const auto& loop : out.loops) {

@@ -287,7 +287,8 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     std::vector<std::string> what;
     if (!regressed.empty()) what.push_back(fmt::format("{} metric(s) over the limit", regressed.size()));
     if (!c.broken.empty()) what.push_back(fmt::format("{} check(s) broken", c.broken.size()));
-    result.message = fmt::format("{}{}; if intended, accept with: {}", tuned, fmt::join(what, ", "), o.update_command);
+    result.message = fmt::format("{}{}{}; if intended, accept with: {}", j.trade_off.empty() ? "" : j.trade_off + ": ",
+                                 tuned, fmt::join(what, ", "), o.update_command);
   } else if (c.state == State::kImproved && o.strict) {
     result.state = State::kStale;
     result.message = tuned + "improved beyond tolerance, and strict mode fails on a stale baseline; "

@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include <fmt/format.h>
+
 namespace tileperf {
 
 namespace {
@@ -138,6 +140,30 @@ void judge_as_tuning(Comparison& c) {
 
 }  // namespace
 
+namespace {
+
+// The most a trade-off line names of the metrics that regressed.
+constexpr std::size_t kTradeOffMetrics = 3;
+
+std::string trade_off(const Comparison& c) {
+  const MetricDiff* estimate = nullptr;
+  std::vector<std::string> worse;
+  for (const auto& d : c.diffs) {
+    if (d.name == kLaunchEstimate && d.verdict == Verdict::kImproved) estimate = &d;
+    if (d.verdict == Verdict::kRegressed && worse.size() < kTradeOffMetrics) {
+      worse.push_back(std::isinf(d.percent()) ? fmt::format("{} {:+}", d.name, d.delta())
+                                              : fmt::format("{} {:+.1f}%", d.name, d.percent()));
+    }
+  }
+  if (!estimate || worse.empty()) return "";
+  std::size_t more = c.with_verdict(Verdict::kRegressed).size() - worse.size();
+  return fmt::format("estimated {:.1f}% faster ({} {} -> {}) while {}{}", -estimate->percent(), estimate->name,
+                     estimate->baseline, estimate->current, fmt::join(worse, ", "),
+                     more ? fmt::format(" (and {} more)", more) : std::string());
+}
+
+}  // namespace
+
 Judgement judge(const Metrics& baseline, const Metrics& current, const Policy& policy, bool exact) {
   Judgement j;
   j.comparison = compare_metrics(baseline, current, policy, exact);
@@ -157,6 +183,7 @@ Judgement judge(const Metrics& baseline, const Metrics& current, const Policy& p
     j.state = State::kSignatureChanged;
   }
   if (!j.toolchain.empty()) j.state = State::kToolchainChanged;
+  if (j.state == State::kRegressed && !j.tuning()) j.trade_off = trade_off(j.comparison);
   return j;
 }
 

@@ -66,6 +66,12 @@ struct Judgement {
   std::vector<std::string> signature;  // signature_changes, when the signature moved
   SignatureChange change = SignatureChange::kNone;
   std::vector<BrokenInvariant> undecided;  // a tuning change's broken invariants: shown, not deciding
+  // A code change whose counts regress while the launch estimate improves
+  // past its limit: it fails (counts are gated), and every message leads
+  // with the trade-off: "estimated 18.2% faster (cost.time_ns 2250000 ->
+  // 1840000) while sass.instructions +45.0%, loop.main.ii +93.0%". Empty
+  // otherwise.
+  std::string trade_off;
   bool tuning() const { return change == SignatureChange::kTuning && state != State::kSignatureChanged; }
 };
 

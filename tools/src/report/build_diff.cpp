@@ -258,6 +258,7 @@ struct TestDiff {
   Comparison comparison;
   std::vector<std::string> toolchain, signature;
   bool tuning = false;  // the signature moved only in constants and hints: judged by the launch estimate
+  std::string trade_off;  // Judgement::trade_off
   std::vector<LineMove> lines;
   std::vector<SpanDiff> code;
   std::vector<std::string> code_notes;
@@ -279,6 +280,7 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
   t.toolchain = j.toolchain;
   t.signature = j.signature;
   t.tuning = j.tuning();
+  t.trade_off = j.trade_off;
   t.lines = line_moves(base.metrics.lines, head.metrics.lines, base.metrics.line_text,
                        head.metrics.line_text);
   bool listing_moved = !same_file(base.file(FileKind::kSass), head.file(FileKind::kSass));
@@ -356,6 +358,7 @@ std::string span_text(const SpanDiff& d, std::size_t max_lines) {
 
 std::string test_text(const TestDiff& t, const DiffOptions& o) {
   std::string out = fmt::format("{}: {}\n", t.name, t.state);
+  if (!t.trade_off.empty()) out += fmt::format("  {}\n", t.trade_off);
   if (!t.toolchain.empty()) out += fmt::format("  toolchain: {}\n", fmt::join(t.toolchain, ", "));
   if (!t.signature.empty()) {
     out += fmt::format("  {}: {}\n", t.tuning ? "tuning change, judged by the launch estimate" : "signature",
@@ -426,7 +429,7 @@ nlohmann::json test_json(const TestDiff& t) {
     broken.push_back({{"require", b.invariant->text}, {"origin", b.invariant->origin}, {"found", b.found}});
   }
   for (const auto& d : t.code) code.push_back(span_json(d));
-  return {{"test", t.name}, {"state", t.state}, {"toolchain", t.toolchain}, {"signature", t.signature}, {"tuning", t.tuning},
+  return {{"test", t.name}, {"state", t.state}, {"toolchain", t.toolchain}, {"signature", t.signature}, {"tuning", t.tuning}, {"trade_off", t.trade_off},
           {"metrics", metrics}, {"broken", broken}, {"lines", lines}, {"sass", code},
           {"sass_notes", t.code_notes}};
 }

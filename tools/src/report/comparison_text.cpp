@@ -52,7 +52,7 @@ std::string format_main_loop(const LoopReport& loops) {
   return fmt::format("  main loop: {:#06x}-{:#06x} of {}{}, depth {}, {} trips ({}): {} instructions, "
                      "ii {}, {} waits, {} MMA, cost {:.1f} per iteration\n",
                      l.begin, l.end, l.function, l.lines ? " (" + format_lines(*l.lines) + ")" : "",
-                     l.depth, l.trips, l.trips_from, l.instructions, l.stall_cycles, l.waits, l.mma,
+                     l.depth, trips_text(l.trips), l.trips_from, l.instructions, l.stall_cycles, l.waits, l.mma,
                      l.cost);
 }
 

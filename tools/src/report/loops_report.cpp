@@ -81,12 +81,6 @@ std::string arch_of_cubin_name(const std::string& cubin) {
   return id ? id->arch : "";
 }
 
-// A trip count as a count: "31", or "31.03" for a mean.
-std::string trips_text(double trips) {
-  if (std::fabs(trips - std::round(trips)) < 1e-9) return fmt::format("{}", static_cast<std::int64_t>(std::llround(trips)));
-  return fmt::format("{:.2f}", trips);
-}
-
 std::string count_source(const SkeletonLoop& l) {
   switch (l.source) {
     case CountSource::kComputed: return l.iterated ? "computed, iteration by iteration" : "computed";

@@ -69,6 +69,7 @@ TestResult compared(const Metrics& before, const Metrics& after, const std::stri
   r.set_diff(j.comparison);
   r.set_lines(line_moves(before.lines, after.lines, before.line_text, after.line_text), {});
   r.key_metrics = key_metrics_of(after);
+  r.message = j.trade_off;
   if (!j.toolchain.empty()) r.message = "toolchain: " + joined(j.toolchain, ", ");
   if (j.tuning()) {
     r.tuning = j.signature;

@@ -1,0 +1,274 @@
+#include "analysis/scalar_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "support/text.h"
+
+namespace tileperf {
+
+namespace {
+
+bool has_word(const std::string& words, std::string_view w) {
+  for (std::size_t at = words.find(w); at != std::string::npos; at = words.find(w, at + 1)) {
+    bool start = at == 0 || !(std::isalnum(static_cast<unsigned char>(words[at - 1])) || words[at - 1] == '_');
+    std::size_t end = at + w.size();
+    bool stop = end >= words.size() || !(std::isalnum(static_cast<unsigned char>(words[end])) || words[end] == '_');
+    if (start && stop) return true;
+  }
+  return false;
+}
+
+std::string first_word(const std::string& words) {
+  std::size_t end = 0;
+  while (end < words.size() && (std::isalnum(static_cast<unsigned char>(words[end])) || words[end] == '_')) ++end;
+  return words.substr(0, end);
+}
+
+std::optional<Val> integer_op(const ScalarOperation& x, bool& divided_by_zero) {
+  const IrOp& op = x.op;
+  IrType type = x.type;
+  const std::string& n = op.name;
+  int bits = integer_bits(type);
+  int in_bits = integer_bits(x.in_type);
+  if (in_bits == 0) in_bits = bits;
+  bool is_unsigned = has_word(op.attributes, "unsigned");
+  auto s = [&](std::size_t k) { return as_signed(x.arg(k).i, in_bits); };
+  auto u = [&](std::size_t k) { return as_unsigned(x.arg(k).i, in_bits); };
+  auto out = [&](std::int64_t v) { return integer(wrap(v, bits)); };
+  auto out_u = [&](std::uint64_t v) { return integer(wrap(static_cast<std::int64_t>(v), bits)); };
+  std::size_t arity = op.operands.size();
+  if (n == "addi" && arity == 2) return out_u(u(0) + u(1));
+  if (n == "subi" && arity == 2) return out_u(u(0) - u(1));
+  if (n == "muli" && arity == 2) return out_u(u(0) * u(1));
+  if (n == "negi" && arity == 1) return out_u(0 - u(0));
+  if (n == "absi" && arity == 1) return out(s(0) < 0 ? -s(0) : s(0));
+  if ((n == "andi" || n == "ori" || n == "xori") && arity == 2) {
+    std::uint64_t a = u(0), b = u(1);
+    return out_u(n == "andi" ? (a & b) : n == "ori" ? (a | b) : (a ^ b));
+  }
+  if ((n == "mini" || n == "maxi") && arity == 2) {
+    bool first = is_unsigned ? (u(0) < u(1)) : (s(0) < s(1));
+    if (n == "maxi") first = !first;
+    return integer(wrap(x.arg(first ? 0 : 1).i, bits));
+  }
+  if ((n == "shli" || n == "shri") && arity == 2) {
+    std::uint64_t amount = u(1);
+    if (amount >= static_cast<std::uint64_t>(in_bits)) {
+      if (n == "shli" || is_unsigned || s(0) >= 0) return integer(0);
+      return out(-1);
+    }
+    if (n == "shli") return out_u(u(0) << amount);
+    return is_unsigned ? out_u(u(0) >> amount) : out(s(0) >> amount);
+  }
+  if ((n == "divi" || n == "remi") && arity == 2) {
+    if (u(1) == 0) {
+      divided_by_zero = true;
+      return std::nullopt;
+    }
+    if (is_unsigned) return out_u(n == "divi" ? u(0) / u(1) : u(0) % u(1));
+    __int128 a = s(0), b = s(1);
+    __int128 q = a / b, r = a % b;
+    if (n == "remi") return out(static_cast<std::int64_t>(r));
+    if (r != 0 && op.attributes.find("rounding<negative_inf>") != std::string::npos && ((r < 0) != (b < 0))) --q;
+    if (r != 0 && op.attributes.find("rounding<positive_inf>") != std::string::npos && ((r < 0) == (b < 0))) ++q;
+    return out(static_cast<std::int64_t>(q));
+  }
+  if (n == "mulhii" && arity == 2) {
+    if (is_unsigned) {
+      unsigned __int128 p = static_cast<unsigned __int128>(u(0)) * u(1);
+      return out_u(static_cast<std::uint64_t>(p >> in_bits));
+    }
+    __int128 p = static_cast<__int128>(s(0)) * s(1);
+    return out(static_cast<std::int64_t>(p >> in_bits));
+  }
+  if (n == "cmpi" && arity == 2) {
+    std::string pred = first_word(op.attributes);
+    bool lt, eq;
+    if (is_unsigned) {
+      lt = u(0) < u(1);
+      eq = u(0) == u(1);
+    } else {
+      lt = s(0) < s(1);
+      eq = s(0) == s(1);
+    }
+    std::optional<bool> r;
+    if (pred == "equal") r = eq;
+    if (pred == "not_equal") r = !eq;
+    if (pred == "less_than") r = lt;
+    if (pred == "less_than_or_equal") r = lt || eq;
+    if (pred == "greater_than") r = !lt && !eq;
+    if (pred == "greater_than_or_equal") r = !lt;
+    if (!r) return std::nullopt;
+    return integer(*r ? 1 : 0);
+  }
+  if (n == "select" && arity == 3) return integer(wrap((x.arg(0).i & 1) ? x.arg(1).i : x.arg(2).i, bits));
+  if (n == "exti" && arity == 1) return is_unsigned ? out_u(u(0)) : out(s(0));
+  if (n == "trunci" && arity == 1) return out(x.arg(0).i);
+  if (n == "bitcast" && arity == 1 && is_integer(x.in_type)) return out(x.arg(0).i);
+  return std::nullopt;
+}
+
+std::optional<Val> float_op(const ScalarOperation& x) {
+  const IrOp& op = x.op;
+  IrType type = x.type;
+  const std::string& n = op.name;
+  std::size_t arity = op.operands.size();
+  auto f = [&](std::size_t k) {
+    const Val& v = x.arg(k);
+    return v.kind == Val::kFloat ? v.f : static_cast<double>(v.i);
+  };
+  auto out = [&](double x) { return real(round_to(x, type)); };
+  if (n == "itof" && arity == 1) {
+    int bits = integer_bits(x.in_type);
+    std::int64_t i = x.arg(0).i;
+    return out(has_word(op.attributes, "unsigned") ? static_cast<double>(as_unsigned(i, bits))
+                                                    : static_cast<double>(as_signed(i, bits)));
+  }
+  if (n == "ftoi" && arity == 1) {
+    double x = std::trunc(f(0));
+    int bits = integer_bits(type);
+    if (!std::isfinite(x) || bits == 0 || std::fabs(x) > 9.2e18) return std::nullopt;
+    return integer(wrap(static_cast<std::int64_t>(x), bits));
+  }
+  if (n == "cmpf" && arity == 2) {
+    double a = f(0), b = f(1);
+    std::string pred = first_word(op.attributes);
+    bool unordered = std::isnan(a) || std::isnan(b);
+    bool ordered_flag = !has_word(op.attributes, "unordered");
+    std::optional<bool> r;
+    if (pred == "equal") r = a == b;
+    if (pred == "not_equal") r = a != b;
+    if (pred == "less_than") r = a < b;
+    if (pred == "less_than_or_equal") r = a <= b;
+    if (pred == "greater_than") r = a > b;
+    if (pred == "greater_than_or_equal") r = a >= b;
+    if (!r) return std::nullopt;
+    if (unordered) r = !ordered_flag;
+    return integer(*r ? 1 : 0);
+  }
+  if (!is_float(type)) return std::nullopt;
+  if (n == "ftof" && arity == 1) return out(f(0));
+  if (n == "addf" && arity == 2) return out(f(0) + f(1));
+  if (n == "subf" && arity == 2) return out(f(0) - f(1));
+  if (n == "mulf" && arity == 2) return out(f(0) * f(1));
+  if (n == "divf" && arity == 2) return out(f(0) / f(1));
+  if (n == "remf" && arity == 2) return out(std::fmod(f(0), f(1)));
+  if (n == "negf" && arity == 1) return out(-f(0));
+  if (n == "absf" && arity == 1) return out(std::fabs(f(0)));
+  if (n == "maxf" && arity == 2) return out(std::fmax(f(0), f(1)));
+  if (n == "minf" && arity == 2) return out(std::fmin(f(0), f(1)));
+  if (n == "fma" && arity == 3) return out(f(0) * f(1) + f(2));
+  if (n == "floor" && arity == 1) return out(std::floor(f(0)));
+  if (n == "ceil" && arity == 1) return out(std::ceil(f(0)));
+  if (n == "sqrt" && arity == 1) return out(std::sqrt(f(0)));
+  if (n == "select" && arity == 3) return out((x.arg(0).i & 1) ? f(1) : f(2));
+  return std::nullopt;
+}
+
+
+}  // namespace
+
+Val unknown(Why why, int origin) {
+  Val v;
+  v.why = why;
+  v.origin = origin;
+  return v;
+}
+
+Val integer(std::int64_t i) {
+  Val v;
+  v.kind = Val::kInt;
+  v.why = Why::kNone;
+  v.i = i;
+  return v;
+}
+
+Val real(double f) {
+  Val v;
+  v.kind = Val::kFloat;
+  v.why = Why::kNone;
+  v.f = f;
+  return v;
+}
+
+// The value `v` wrapped to `bits` bits, sign-extended (i1 is 0 or 1).
+std::int64_t wrap(std::int64_t v, int bits) {
+  if (bits <= 0 || bits >= 64) return v;
+  if (bits == 1) return v & 1;
+  std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
+  std::uint64_t u = static_cast<std::uint64_t>(v) & mask;
+  if (u >> (bits - 1)) u |= ~mask;
+  return static_cast<std::int64_t>(u);
+}
+
+std::uint64_t as_unsigned(std::int64_t v, int bits) {
+  if (bits <= 0 || bits >= 64) return static_cast<std::uint64_t>(v);
+  return static_cast<std::uint64_t>(v) & ((std::uint64_t(1) << bits) - 1);
+}
+
+// i1 seen as a signed number is 0 or -1.
+std::int64_t as_signed(std::int64_t v, int bits) { return bits == 1 ? -(v & 1) : wrap(v, bits); }
+
+// Round to the precision of a float type.
+double round_to(double x, IrType t) {
+  if (t == IrType::kF32) return static_cast<double>(static_cast<float>(x));
+  if (t == IrType::kF16 || t == IrType::kBF16) {
+    if (!std::isfinite(x) || x == 0) return x;
+    int exponent = 0;
+    std::frexp(x, &exponent);
+    int mantissa = t == IrType::kF16 ? 11 : 8;
+    int min_exponent = t == IrType::kF16 ? -13 : -125;  // below it, subnormal steps
+    double quantum = std::ldexp(1.0, std::max(exponent, min_exponent) - mantissa);
+    double r = std::nearbyint(x / quantum) * quantum;
+    double max = t == IrType::kF16 ? 65504.0 : 3.3895313892515355e38;
+    return std::fabs(r) > max ? std::copysign(INFINITY, r) : r;
+  }
+  return x;
+}
+
+// "<i32: 5>", "<i1: false>", "<f32: 2.000000e+00>", "<f32: 0xFF800000>".
+std::optional<Val> constant_value(const std::string& literal, IrType type) {
+  auto colon = literal.find(": ");
+  if (colon == std::string::npos || literal.size() < colon + 3) return std::nullopt;
+  std::string text = trim(literal.substr(colon + 2, literal.size() - colon - 3));
+  if (is_integer(type)) {
+    if (text == "true") return integer(1);
+    if (text == "false") return integer(0);
+    char* end = nullptr;
+    long long n = std::strtoll(text.c_str(), &end, 0);
+    if (end == text.c_str() || *end) return std::nullopt;
+    return integer(wrap(n, integer_bits(type)));
+  }
+  if (is_float(type)) {
+    if (text.rfind("0x", 0) == 0) {  // the bits of the value
+      unsigned long long bits = std::strtoull(text.c_str(), nullptr, 16);
+      if (type == IrType::kF32) {
+        auto b = static_cast<std::uint32_t>(bits);
+        float f;
+        std::memcpy(&f, &b, sizeof f);
+        return real(f);
+      }
+      if (type == IrType::kF64) {
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        return real(d);
+      }
+      return std::nullopt;
+    }
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (end == text.c_str()) return std::nullopt;
+    return real(round_to(d, type));
+  }
+  return std::nullopt;
+}
+
+std::optional<Val> scalar_result(const ScalarOperation& x, bool& divided_by_zero) {
+  const std::string& n = x.op.name;
+  if (is_float(x.type) || n == "cmpf" || n == "ftoi") return float_op(x);
+  return integer_op(x, divided_by_zero);
+}
+
+}  // namespace tileperf
