@@ -5,7 +5,7 @@
 #   tests/fuzz/run.sh <target> [seconds]     # default 600
 #   tests/fuzz/run.sh --build                # only build every target
 #
-# Targets: elf line_table sass loops resusage remarks tileir metrics policy
+# Targets: elf line_table sass loops resusage remarks tileir skeleton metrics policy
 # result problem. Installs what it needs and lacks with apt-get (clang and
 # libFuzzer: clang libclang-rt-14-dev on Debian 12). The working corpus grows in
 # build-fuzz/fuzz-corpus/<target>/, seeded from the fixtures; each input that
@@ -24,7 +24,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$top" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTILEPERF_FUZZ=ON >/dev/null
 fi
-targets="elf line_table sass loops resusage remarks tileir metrics policy result problem"
+targets="elf line_table sass loops resusage remarks tileir skeleton metrics policy result problem"
 if [ "${1:-}" = "--build" ]; then
   for t in $targets; do cmake --build "$build" -j "$(nproc)" --target "fuzz_$t"; done
   exit 0

@@ -281,7 +281,7 @@ void throughput(const std::vector<std::vector<Pipes>>& per_block, const std::vec
 constexpr double kOverlapNorm = 3.0;
 
 // The columns of the SM occupancy picture.
-constexpr int kOccupancyBuckets = 120;
+constexpr int kOccupancyBuckets = 60;
 
 // The waves: the blocks placed on the SMs (block_schedule.h), each class
 // with its latency and work.
@@ -559,6 +559,25 @@ bool is_memory_copy(const std::string& op) {
 }
 
 }  // namespace
+
+nlohmann::json occupancy_json(const LaunchEstimate& e, std::size_t rows) {
+  if (e.occupancy.empty() || rows == 0) return nullptr;
+  std::size_t sms = e.occupancy.size(), per_row = (sms + rows - 1) / rows;
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t first = 0; first < sms; first += per_row) {
+    std::size_t last = std::min(sms, first + per_row);
+    nlohmann::json row = nlohmann::json::array();
+    for (std::size_t c = 0; c < e.occupancy[first].size(); ++c) {
+      double sum = 0;
+      for (std::size_t s = first; s < last; ++s) sum += e.occupancy[s][c];
+      double pct = 100 * sum / static_cast<double>(last - first) / static_cast<double>(std::max<std::int64_t>(e.resident, 1));
+      row.push_back(std::lround(std::clamp(pct, 0.0, 100.0)));
+    }
+    out.push_back(std::move(row));
+  }
+  return {{"sms", sms}, {"sms_per_row", per_row}, {"resident", e.resident}, {"waves_us", e.waves_us},
+          {"imbalance", e.imbalance}, {"idle_pct", std::lround(100 * e.idle)}, {"classes", e.classes}, {"rows", out}};
+}
 
 double loop_overlap(const LoopTimeline& loop) {
   int steady = 0;

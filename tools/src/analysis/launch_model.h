@@ -120,6 +120,13 @@ LaunchEstimate estimate_launch(const LaunchInputs& in);
 // launch.occupancy_pct, launch.occupancy_limit.<what>, launch.bytes.{l2,dram,floor}.
 std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e);
 
+// The SMs' occupancy over the launch as the reports draw it: at most
+// `rows` rows of SMs (each the mean of its SMs) by the schedule's columns,
+// each cell the percent of the resident slots in use; with the launch's
+// time, the slowest block over the mean and the idle share. Null without a
+// picture (the estimate was made without keep_events).
+nlohmann::json occupancy_json(const LaunchEstimate& e, std::size_t rows = 32);
+
 // The overlap of one loop's replay (see LaunchEstimate::overlap).
 double loop_overlap(const LoopTimeline& loop);
 

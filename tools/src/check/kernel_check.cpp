@@ -120,7 +120,9 @@ nlohmann::json timeline_record(const Measurement& m) {
   };
   add(m.loops.main, "main");
   add(producer_loop(m.loops), "producer");
-  return {{"format", "tileperf-timeline/1"}, {"launch", describe_launch(m.launch)}, {"loops", loops}};
+  nlohmann::json record = {{"format", "tileperf-timeline/1"}, {"launch", describe_launch(m.launch)}, {"loops", loops}};
+  if (auto occupancy = occupancy_json(m.launch); !occupancy.is_null()) record["sm_occupancy"] = std::move(occupancy);
+  return record;
 }
 
 

@@ -147,10 +147,48 @@ std::string gantt_svg(const nlohmann::json& loop) {
   return out;
 }
 
+// The SMs over the launch: a row per group of SMs, a column per part of the
+// launch, darker where more of the resident slots hold a block; the tail is
+// where the rows turn light before the right edge.
+std::string occupancy_svg(const nlohmann::json& o) {
+  if (!o.is_object() || !o.contains("rows") || !o.at("rows").is_array() || o.at("rows").empty()) return "";
+  const auto& rows = o.at("rows");
+  std::size_t columns = rows.at(0).is_array() ? rows.at(0).size() : 0;
+  if (columns == 0) return "";
+  const int cell_w = 8, cell_h = 6, left = 70, top = 4;
+  int width = left + static_cast<int>(columns) * cell_w + 10, height = top + static_cast<int>(rows.size()) * cell_h + 22;
+  std::string out = fmt::format(
+      "<details class=\"occupancy\" open><summary>SMs over the launch: {} SM(s), {} block(s) each at most, "
+      "{:.1f} us of waves; the slowest block {:.2f}x the mean, SMs {}% idle ({} class(es) of blocks)</summary>\n"
+      "<svg class=\"occupancy\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
+      "aria-label=\"SM occupancy over the launch\">\n",
+      o.value("sms", 0), o.value("resident", 0), o.value("waves_us", 0.0), o.value("imbalance", 1.0),
+      o.value("idle_pct", 0), o.value("classes", 1), width, height);
+  std::size_t per_row = o.value("sms_per_row", std::size_t(1));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    int y = top + static_cast<int>(r) * cell_h;
+    if (r % 8 == 0) {
+      out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">SM {}</text>\n", left - 4,
+                         y + cell_h, r * per_row);
+    }
+    for (std::size_t c = 0; c < rows.at(r).size() && c < columns; ++c) {
+      int pct = rows.at(r).at(c).is_number() ? rows.at(r).at(c).get<int>() : 0;
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#1f77b4\" fill-opacity=\"{:.2f}\">"
+                         "<title>{}% of the slots</title></rect>\n",
+                         left + static_cast<int>(c) * cell_w, y, cell_w, cell_h, pct / 100.0, pct);
+    }
+  }
+  out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">0</text><text class=\"axis\" x=\"{}\" y=\"{}\" "
+                     "text-anchor=\"end\">{:.1f} us</text>\n",
+                     left, height - 6, left + static_cast<int>(columns) * cell_w, height - 6, o.value("waves_us", 0.0));
+  return out + "</svg></details>\n";
+}
+
 std::string timeline_section(const TestView& t) {
   std::string out;
   if (!t.timeline_problem.empty()) out += "<p class=\"note\">note: " + esc(t.timeline_problem) + "</p>\n";
   if (t.timeline.is_null()) return out;
+  if (t.timeline.contains("sm_occupancy")) out += occupancy_svg(t.timeline.at("sm_occupancy"));
   for (const auto& loop : t.timeline.at("loops")) {
     if (!loop.is_object() || !loop.contains("events") || !loop.at("events").is_array()) continue;
     std::string role = loop.value("role", "") == "main" ? "Main loop" : "Producer loop";
