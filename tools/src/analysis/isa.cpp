@@ -1,6 +1,7 @@
 #include "analysis/isa.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -148,15 +149,20 @@ std::string_view base_opcode(std::string_view opcode) {
 }
 
 OpClass op_class(std::string_view opcode) {
+  // The table by base opcode, built once (the replay asks for every
+  // instruction it issues).
+  static const std::unordered_map<std::string_view, OpClass> by_base = [] {
+    std::unordered_map<std::string_view, OpClass> m;
+    for (const auto& e : kClasses) m.emplace(e.base, e.cls);  // the first entry of a base wins
+    return m;
+  }();
   std::string_view base = base_opcode(opcode);
-  auto it = std::find_if(kClasses.begin(), kClasses.end(),
-                         [&](const ClassEntry& e) { return e.base == base; });
-  if (it != kClasses.end()) {
-    if (it->cls == OpClass::kConvert && has_modifier(opcode, "F64")) return OpClass::kConvert64;
-    if (it->cls == OpClass::kConvert && (has_modifier(opcode, "S64") || has_modifier(opcode, "U64"))) {
+  if (auto it = by_base.find(base); it != by_base.end()) {
+    if (it->second == OpClass::kConvert && has_modifier(opcode, "F64")) return OpClass::kConvert64;
+    if (it->second == OpClass::kConvert && (has_modifier(opcode, "S64") || has_modifier(opcode, "U64"))) {
       return OpClass::kConvert64;
     }
-    return it->cls;
+    return it->second;
   }
   // The uniform datapath: UIADD3, UMOV, ULDC, USHF, ... (after the U*
   // opcodes above that belong to other units).

@@ -426,6 +426,14 @@ LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
   }
   report.main = choose_main(report.loops);
   note_unmatched_trips(report, options);
+  // No count is taken silently.
+  for (const auto& l : report.loops) {
+    if (l.spin || l.trips_from != "assumed") continue;
+    report.notes.push_back(fmt::format(
+        "compiled loop {}{} takes no counted or declared loop of the kernel{}: taken to run {} times", loop_name(l),
+        l.lines ? " (" + format_lines(*l.lines) + ")" : "",
+        options.computed ? "" : " (no TileIR to count its loops, and no declaration)", kAssumedTrips));
+  }
   return report;
 }
 

@@ -178,7 +178,7 @@ class RoleReplay {
   void wait_until(double when, const std::string& what, IssueEvent& e, const Origin& from = {}) {
     if (when > s_.t) {
       e.waited += when - s_.t;
-      e.waits_for = e.waits_for.empty() ? what : e.waits_for + ", " + what;
+      if (events_) e.waits_for = e.waits_for.empty() ? what : e.waits_for + ", " + what;  // for the picture only
       if (from.known) {
         e.waited_on = from.address;
         e.waited_on_iteration = from.iteration;
@@ -279,10 +279,11 @@ class RoleReplay {
     IssueEvent e;
     e.instruction = i;
     e.address = insn.address;
-    e.opcode = op;
+    if (events_) e.opcode = op;
     e.iteration = iteration_;
+    static const std::string kScoreboards[6] = {"SB0", "SB1", "SB2", "SB3", "SB4", "SB5"};
     for (int sb = 0; sb < 6; ++sb) {
-      if (insn.control.waits_on(sb)) wait_until(s_.sb[sb], fmt::format("SB{}", sb), e, s_.sb_origin[sb]);
+      if (insn.control.waits_on(sb)) wait_until(s_.sb[sb], kScoreboards[sb], e, s_.sb_origin[sb]);
     }
     std::string_view base = base_opcode(op);
     if (starts_with(op, "SYNCS.PHASECHK")) {
