@@ -116,6 +116,18 @@ BOOST_AUTO_TEST_CASE(a_validation_edit_is_judged_against_its_measured_change) {
   BOOST_TEST(judge_edit(edit, &r).as_expected);
   r.id.config = "b";  // 30% faster: must not regress
   BOOST_TEST(judge_edit(edit, &r).text == "runs -30.5% faster but was gated as regressed");
+  // A code change whose counts regress while the estimate calls it faster:
+  // it fails by its counts, and the estimate got it right.
+  MetricDiff estimate;
+  estimate.name = kLaunchEstimate;
+  estimate.verdict = Verdict::kImproved;
+  r.diff.push_back(estimate);
+  BOOST_TEST(judge_edit(edit, &r).text ==
+             "measured -30.5%, state regressed: the estimate calls it faster, the counts regress");
+  r.tuning = {"parameters[4].value: 64 -> 32"};  // a tuning change is judged by the estimate alone
+  BOOST_TEST(!judge_edit(edit, &r).as_expected);
+  r.tuning.clear();
+  r.diff.clear();
   r.state = State::kImproved;
   BOOST_TEST(judge_edit(edit, &r).as_expected);
   r.id.config = "c";  // within the noise: either verdict

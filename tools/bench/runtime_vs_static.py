@@ -259,6 +259,7 @@ def accuracy(rows: list[dict], predictions: dict | None = None) -> dict:
     the estimate is the one recorded there, and a tuning change's verdict is
     the estimate's against the gate's tolerance."""
     xs, ys, f15, f2, faster_regressed, slower_passed = [], [], [], [], [], []
+    estimate_faster_regressed, estimate_slower_passed = [], []
     for r in rows:
         if r.get("runtime") is None:
             continue
@@ -286,8 +287,15 @@ def accuracy(rows: list[dict], predictions: dict | None = None) -> dict:
             faster_regressed.append(r["id"])
         if delta >= 5 and state in ("pass", "improved"):
             slower_passed.append(r["id"])
+        # The estimate's own verdict, whatever else the gate holds a code change to.
+        if delta <= -10 and 100 * (pred - 1) > ESTIMATE_TOLERANCE_PCT:
+            estimate_faster_regressed.append(r["id"])
+        if delta >= 5 and 100 * (pred - 1) <= ESTIMATE_TOLERANCE_PCT:
+            estimate_slower_passed.append(r["id"])
     return {"n": len(xs), "rho": spearman(xs, ys), "within_1_5": sum(f15), "within_2": sum(f2),
-            "faster_regressed": faster_regressed, "slower_passed": slower_passed}
+            "faster_regressed": faster_regressed, "slower_passed": slower_passed,
+            "estimate_faster_regressed": estimate_faster_regressed,
+            "estimate_slower_passed": estimate_slower_passed}
 
 
 def base_accuracy(rows: list[dict]) -> dict:
@@ -362,9 +370,11 @@ def summary(doc: dict) -> list[str]:
            f"`{ESTIMATE}` (the launch model's time) per edit: its delta ranked against the "
            f"runtime delta, its slowdown factor (edit / base) against the measured one, and "
            f"the gate's verdicts (a tuning change judged by `{ESTIMATE}` past its "
-           f"{ESTIMATE_TOLERANCE_PCT:g}% tolerance, any other edit by every gated metric).", "",
-           "| set | rows | Spearman ρ | factor within 1.5x | within 2x | ≥10% faster, gated regressed | ≥5% slower, passed |",
-           "| --- | ---: | ---: | ---: | ---: | --- | --- |"]
+           f"{ESTIMATE_TOLERANCE_PCT:g}% tolerance, any other edit by every gated metric), and the "
+           f"estimate's own verdicts (`{ESTIMATE}` past its tolerance or not, for every edit).", "",
+           "| set | rows | Spearman ρ | factor within 1.5x | within 2x | ≥10% faster, gated regressed | ≥5% slower, passed "
+           "| ≥10% faster, the estimate regressed | ≥5% slower, the estimate passed |",
+           "| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |"]
     for name, x in sets:
         if not x:
             continue
@@ -372,7 +382,9 @@ def summary(doc: dict) -> list[str]:
         n = x["n"] or 1
         out.append(f"| {name} | {x['n']} | {rho} | {x['within_1_5']} ({100 * x['within_1_5'] / n:.0f}%) | "
                    f"{x['within_2']} ({100 * x['within_2'] / n:.0f}%) | "
-                   f"{', '.join(x['faster_regressed']) or 'none'} | {', '.join(x['slower_passed']) or 'none'} |")
+                   f"{', '.join(x['faster_regressed']) or 'none'} | {', '.join(x['slower_passed']) or 'none'} | "
+                   f"{', '.join(x.get('estimate_faster_regressed', [])) or 'none'} | "
+                   f"{', '.join(x.get('estimate_slower_passed', [])) or 'none'} |")
     b = doc["bases"]
     out += ["", f"Base configurations timed alone: the estimate within 2x of the measured time for "
                 f"{b['within_2']} of {b['n']}, within 1.5x for {b['within_1_5']}."]
