@@ -255,6 +255,12 @@ class Evaluator {
     return once(op, mult, trips, why.why == Why::kNone ? unknown(Why::kDeclared, op.results.empty() ? -1 : 0) : why);
   }
 
+  // The end of a loop run iteration by iteration: the loop around it runs on.
+  void end_iterations(const Doubt& outer) {
+    running_.pop_back();
+    doubt_ = outer;
+  }
+
   Leave run_for(const IrOp& op, int index, double mult) {
     int l = a_.loop_of(index);
     if (op.regions.empty() || op.operands.size() < 3) return Leave::kNormal;
@@ -296,8 +302,7 @@ class Evaluator {
         doubt_ = Doubt();
         Leave f = run_region(body, mult);
         if (f == Leave::kReturn) {
-          running_.pop_back();
-          doubt_ = outer;
+          end_iterations(outer);
           record(l, mult, static_cast<double>(k + 1));
           return f;
         }
@@ -309,13 +314,11 @@ class Evaluator {
         }
       }
     } catch (const UnknownControl& u) {
-      running_.pop_back();
-      doubt_ = outer;
+      end_iterations(outer);
       *counts_ = std::move(saved);
       return uncounted(op, l, mult, u.why);
     }
-    running_.pop_back();
-    doubt_ = outer;
+    end_iterations(outer);
     record(l, mult, trips);
     for (std::size_t k = 0; k < op.results.size(); ++k) {
       at(op.results[k]) = k < carried.size() ? carried[k] : unknown(Why::kUndefined, index);
@@ -359,21 +362,18 @@ class Evaluator {
         if (f == Leave::kBreak && doubt_.may_continue) throw UnknownControl{doubt_.why};
         if (f == Leave::kBreak) carried = exit_;
         if (f == Leave::kReturn) {
-          running_.pop_back();
-          doubt_ = outer;
+          end_iterations(outer);
           record(l, mult, trips);
           return f;
         }
         break;  // break, or a body without a terminator
       }
     } catch (const UnknownControl& u) {
-      running_.pop_back();
-      doubt_ = outer;
+      end_iterations(outer);
       *counts_ = std::move(saved);
       return uncounted(op, l, mult, u.why);
     }
-    running_.pop_back();
-    doubt_ = outer;
+    end_iterations(outer);
     record(l, mult, trips);
     for (std::size_t k = 0; k < op.results.size(); ++k) {
       at(op.results[k]) = k < carried.size() ? carried[k] : unknown(Why::kUndefined, index);

@@ -203,6 +203,23 @@ std::vector<int> TileIrProgramBuilder::define_results(std::string_view results, 
   return out;
 }
 
+void TileIrProgramBuilder::iter_values(std::string_view text, const std::vector<IrType>& types, IrOp& op,
+                                       std::vector<int>& arguments) {
+  auto iter = text.find("iter_values(");
+  if (iter == std::string_view::npos) return;
+  std::size_t end = find_top(text, ")", iter + 12);
+  std::size_t k = 0;
+  for (auto pair : split_top(text.substr(iter + 12, end - iter - 12), ',')) {
+    auto eq = pair.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view init = trim_view(pair.substr(eq + 1));
+    op.operands.push_back(use(init.substr(0, name_end(init, 0))));
+    IrType t = k < types.size() ? types[k] : IrType::kOther;
+    arguments.push_back(define(std::string(trim_view(pair.substr(0, eq))), t, -1, false));
+    ++k;
+  }
+}
+
 void TileIrProgramBuilder::entry(std::string_view line, int lineno) {
   auto at = line.find('@');
   auto open = line.find('(', at);
@@ -252,38 +269,12 @@ int TileIrProgramBuilder::operation(std::string_view results, std::string_view n
     types = result_types(after.substr(std::min(after.size(), after.find("->") == std::string_view::npos
                                                              ? after.size() : after.find("->"))));
     region_arguments.push_back(define(iv, ir_type(iv_type), -1, false));
-    auto iter = after.find("iter_values(");
-    if (iter != std::string_view::npos) {
-      std::size_t end = find_top(after, ")", iter + 12);
-      std::size_t k = 0;
-      for (auto pair : split_top(after.substr(iter + 12, end - iter - 12), ',')) {
-        auto eq = pair.find('=');
-        if (eq == std::string_view::npos) continue;
-        std::string_view init = trim_view(pair.substr(eq + 1));
-        op.operands.push_back(use(init.substr(0, name_end(init, 0))));
-        IrType t = k < types.size() ? types[k] : IrType::kOther;
-        region_arguments.push_back(define(std::string(trim_view(pair.substr(0, eq))), t, -1, false));
-        ++k;
-      }
-    }
+    iter_values(after, types, op, region_arguments);
     operands_text = {};
   } else if (op.name == "loop") {
     // loop [iter_values(%a = %x, ...) : types -> types]
     types = result_types(rest);
-    auto iter = rest.find("iter_values(");
-    if (iter != std::string_view::npos) {
-      std::size_t end = find_top(rest, ")", iter + 12);
-      std::size_t k = 0;
-      for (auto pair : split_top(rest.substr(iter + 12, end - iter - 12), ',')) {
-        auto eq = pair.find('=');
-        if (eq == std::string_view::npos) continue;
-        std::string_view init = trim_view(pair.substr(eq + 1));
-        op.operands.push_back(use(init.substr(0, name_end(init, 0))));
-        IrType t = k < types.size() ? types[k] : IrType::kOther;
-        region_arguments.push_back(define(std::string(trim_view(pair.substr(0, eq))), t, -1, false));
-        ++k;
-      }
-    }
+    iter_values(rest, types, op, region_arguments);
     operands_text = {};
   } else {
     std::size_t colon = find_top(rest, " : ");

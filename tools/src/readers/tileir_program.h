@@ -122,6 +122,9 @@ class TileIrProgramBuilder {
   int define(const std::string& name, IrType type, int op, bool in_scope = true);
   int use(std::string_view name);
   void open_region(int op, std::vector<int> arguments);
+  // "iter_values(%a = %x, ...)" of a for or loop: the initial values as the
+  // operation's operands, the carried values as its region's arguments.
+  void iter_values(std::string_view text, const std::vector<IrType>& types, IrOp& op, std::vector<int>& arguments);
   std::vector<int> define_results(std::string_view results, const std::vector<IrType>& types, int op);
 
   TileIrProgram p_;
