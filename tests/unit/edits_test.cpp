@@ -17,7 +17,7 @@ using namespace tileperf::testing;
 namespace {
 
 EditExpectation mutant(std::vector<std::string> metrics) {
-  return {"m", EditKind::kMutant, std::move(metrics), {"f16_1024"}};
+  return {"m", EditKind::kMutant, std::move(metrics), {"f16_1024"}, {}, "", ""};
 }
 
 MetricDiff over_limit(const std::string& metric) {
@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(a_mutant_expecting_its_signature_must_end_as_signature_chan
 }
 
 BOOST_AUTO_TEST_CASE(a_noop_edit_is_clean_only_when_its_exact_check_passed) {
-  EditExpectation noop{"n", EditKind::kNoop, {}, {"f16_1024"}};
+  EditExpectation noop{"n", EditKind::kNoop, {}, {"f16_1024"}, {}, "", ""};
   TestResult pass;
   pass.state = State::kPass;
   BOOST_TEST(judge_edit(noop, &pass).text == "clean");
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(a_tuning_mutant_must_be_a_tuning_change_ending_in_its_state
 }
 
 BOOST_AUTO_TEST_CASE(a_validation_edit_is_judged_against_its_measured_change) {
-  EditExpectation edit{"v", EditKind::kValidation, {}, {"a", "b", "c"}, {}, "a=+12.0% b=-30.5% c=+2.0%"};
+  EditExpectation edit{"v", EditKind::kValidation, {}, {"a", "b", "c"}, {}, "a=+12.0% b=-30.5% c=+2.0%", ""};
   TestResult r;
   r.state = State::kPass;
   r.id.config = "a";  // 12% slower: must fail

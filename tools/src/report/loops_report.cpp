@@ -34,15 +34,16 @@ std::map<std::string, double> latency_overrides(const std::vector<std::string>& 
   Latencies known;
   for (const auto& s : settings) {
     auto eq = s.find('=');
-    std::optional<double> value = eq == std::string::npos ? std::nullopt : parse_decimal(s.substr(eq + 1), 12);
+    std::optional<double> value;
+    if (eq != std::string::npos) value = parse_decimal(s.substr(eq + 1), 12);
     std::string name = s.substr(0, eq);
-    if (!value || !set_latency(known, name, *value)) {
+    if (!value.has_value() || !set_latency(known, name, value.value_or(0))) {
       std::vector<std::string> names;
       for (auto& [field, at] : latency_fields(known)) names.push_back(field);
       throw UsageError(fmt::format("loops: --latency {}: expected NAME=CYCLES with NAME one of {}", s,
                                    fmt::join(names, ", ")));
     }
-    out[name] = *value;
+    out[name] = value.value_or(0);
   }
   return out;
 }
