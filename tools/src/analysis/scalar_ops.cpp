@@ -68,8 +68,8 @@ std::optional<Val> integer_op(const ScalarOperation& x, bool& divided_by_zero) {
       return std::nullopt;
     }
     if (is_unsigned) return out_u(n == "divi" ? u(0) / u(1) : u(0) % u(1));
-    __int128 a = s(0), b = s(1);
-    __int128 q = a / b, r = a % b;
+    Int128 a = s(0), b = s(1);
+    Int128 q = a / b, r = a % b;
     if (n == "remi") return out(static_cast<std::int64_t>(r));
     if (r != 0 && op.attributes.find("rounding<negative_inf>") != std::string::npos && ((r < 0) != (b < 0))) --q;
     if (r != 0 && op.attributes.find("rounding<positive_inf>") != std::string::npos && ((r < 0) == (b < 0))) ++q;
@@ -77,10 +77,10 @@ std::optional<Val> integer_op(const ScalarOperation& x, bool& divided_by_zero) {
   }
   if (n == "mulhii" && arity == 2) {
     if (is_unsigned) {
-      unsigned __int128 p = static_cast<unsigned __int128>(u(0)) * u(1);
+      UInt128 p = static_cast<UInt128>(u(0)) * u(1);
       return out_u(static_cast<std::uint64_t>(p >> in_bits));
     }
-    __int128 p = static_cast<__int128>(s(0)) * s(1);
+    Int128 p = static_cast<Int128>(s(0)) * s(1);
     return out(static_cast<std::int64_t>(p >> in_bits));
   }
   if (n == "cmpi" && arity == 2) {

@@ -16,6 +16,11 @@
 
 namespace tileperf {
 
+// 128-bit integers for exact 64-bit products and quotients (a GCC and Clang
+// extension; __extension__ keeps -Wpedantic quiet about it).
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
+
 // Why a value is not known.
 enum class Why : std::uint8_t {
   kNone, kMemory, kTile, kArgument, kUnsupported, kInvariant, kUndefined, kDivision, kDeclared,

@@ -274,9 +274,9 @@ class Evaluator {
     if (st.i <= 0) return uncounted(op, l, mult, unknown(Why::kUnsupported, index));
     IrType t = p_.values[static_cast<Index>(body.arguments[0])].type;
     int bits = integer_bits(t);
-    __int128 lo = op.unsigned_compare ? static_cast<__int128>(as_unsigned(lb.i, bits)) : as_signed(lb.i, bits);
-    __int128 hi = op.unsigned_compare ? static_cast<__int128>(as_unsigned(ub.i, bits)) : as_signed(ub.i, bits);
-    __int128 span = hi - lo;
+    Int128 lo = op.unsigned_compare ? static_cast<Int128>(as_unsigned(lb.i, bits)) : as_signed(lb.i, bits);
+    Int128 hi = op.unsigned_compare ? static_cast<Int128>(as_unsigned(ub.i, bits)) : as_signed(ub.i, bits);
+    Int128 span = hi - lo;
     double trips = span <= 0 ? 0 : static_cast<double>((span + st.i - 1) / st.i);
     SkeletonLoop& loop = loops_[static_cast<Index>(l)];
     if (d) {  // a declaration of a loop whose count is computed: held to it afterwards
