@@ -87,7 +87,7 @@ def test_a_failed_export_leaves_no_stamp(tmp_path):
     src = kernel_dir(tmp_path / "src", 128)
     out, stamp = tmp_path / "out", tmp_path / "out" / "dump.stamp.json"
     assert dump(stamp, pytest_args(src / "k.py", out)).returncode == 0
-    (src / "k.py").write_text(KERNEL.replace("t * 2", "t * undefined_name"))
+    (src / "k.py").write_text(KERNEL + "\nundefined_name\n")  # the file no longer imports
     failed = dump(stamp, pytest_args(src / "k.py", out))
     assert failed.returncode != 0
     assert not stamp.exists()
@@ -100,7 +100,7 @@ def test_the_batch_exports_each_file_in_isolation(tmp_path):
     is left to its dump test, and the batch itself passes."""
     a, b = kernel_dir(tmp_path / "a", 128), kernel_dir(tmp_path / "b", 512)
     bad = kernel_dir(tmp_path / "bad", 64)
-    (bad / "k.py").write_text(KERNEL.replace("t * 2", "t * undefined_name"))
+    (bad / "k.py").write_text(KERNEL + "\nundefined_name\n")
     entries = [{"test": f"dump.{d.name}", "stamp": str(tmp_path / "out" / d.name / "dump.stamp.json"),
                 "pytest_args": pytest_args(d / "k.py", tmp_path / "out" / d.name)} for d in (a, b, bad)]
     r = batch(tmp_path / "batch.json", entries, "--jobs", "2")

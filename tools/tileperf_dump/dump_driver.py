@@ -9,7 +9,7 @@ TileIR bytecode, ahead of time, with no GPU and no CUDA driver.
 
 import pytest
 
-from tileperf_dump.export import ConfigError, dump_config
+from tileperf_dump.export import ConfigError, dump_config, export_per_arch
 from tileperf_dump.loading import load_kernel_module
 from tileperf_dump.placeholders import PlaceholderError
 from tileperf_dump.plugin import archs, bare, placeholders
@@ -23,12 +23,26 @@ def kernel_module(pytestconfig):
     return load_kernel_module(source, placeholders(pytestconfig), bare(pytestconfig))
 
 
-def test_dump(tileperf_config, kernel_module, pytestconfig):
+@pytest.fixture(scope="session")
+def per_arch(kernel_module, pytestconfig, request):
+    """The exports of every requested configuration that depends on the
+    architecture, one process per architecture, computed once for all."""
+    names = [n for n in pytestconfig.getoption("--tileperf-configs").split(",") if n] \
+        or sorted(kernel_module.CONFIGS)
+    names = [n for n in names if n in kernel_module.CONFIGS
+             and kernel_module.CONFIGS[n].depends_on_arch]
+    if not names or not archs(pytestconfig):
+        return {}
+    return export_per_arch(kernel_module, names, archs(pytestconfig),
+                           pytestconfig.getoption("--tileperf-bytecode-version"))
+
+
+def test_dump(tileperf_config, kernel_module, per_arch, pytestconfig):
     try:
         path = dump_config(kernel_module, tileperf_config,
                            pytestconfig.getoption("--tileperf-out"),
                            pytestconfig.getoption("--tileperf-bytecode-version"),
-                           archs(pytestconfig))
+                           archs(pytestconfig), per_arch)
     except (KeyError, ConfigError, PlaceholderError) as e:
         pytest.fail(e.args[0], pytrace=False)
     # A configuration whose launch failed has a record that says why, and no bytecode.

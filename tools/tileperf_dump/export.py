@@ -22,9 +22,10 @@ from tileperf_dump import paths
 from tileperf_dump.config import Config, Target
 from tileperf_dump.files import write_atomic, write_json
 from tileperf_dump.launch import arch, capture_launch
-from tileperf_dump.loading import get_config
+from tileperf_dump.loading import get_config, reload_for
 from tileperf_dump.placeholders import Placeholder, PlaceholderError, describe, is_placeholder
 from tileperf_dump.records import problem_record, signature_record
+from tileperf_dump.standin import register_dtypes
 
 class ConfigError(ValueError):
     """A configuration that does not fit its kernel's signature."""
@@ -97,10 +98,14 @@ def _kernel_placeholders(function, seen: set | None = None) -> list[str]:
         return []
     seen.add(function)
     found = []
-    for name in function.__code__.co_names:
+    names = function.__code__.co_names
+    for name in names:
         value = function.__globals__.get(name)
         if is_placeholder(value):
             found.append(f"{name} = {describe(value)}")
+        elif is_placeholder(getattr(value, "lacking", None)):  # what the stand-in for torch lacks
+            found += [describe(p) for path, p in value.lacking._tileperf_children.items()
+                      if path.rpartition(".")[2] in names]
         else:
             found += _kernel_placeholders(value, seen)
     return found
@@ -116,6 +121,7 @@ def preload() -> None:
 def _export(config: Config, where: str, bytecode_version: str) -> bytes:
     """One configuration's bytecode; cuTile's error about compiling a
     placeholder names the placeholders the kernel uses."""
+    register_dtypes()
     buf = io.BytesIO()
     try:
         export_kernel(config.kernel, [config.signature()], buf,
@@ -132,9 +138,11 @@ def _export(config: Config, where: str, bytecode_version: str) -> bytes:
 @dataclass
 class _ForArch:
     """One architecture's export of a configuration (``arch`` None: the one
-    export of a configuration that does not depend on the architecture)."""
+    export of a configuration that does not depend on the architecture):
+    plain data, so that a process of the architecture's own can hand it back."""
     arch: str | None
-    config: Config
+    kernel_name: str | None = None
+    symbol: str | None = None
     problem: dict | None = None
     problem_error: dict | None = None
     signature: dict | None = None
@@ -142,23 +150,27 @@ class _ForArch:
     seconds: float = 0.0
 
 
-def _for_arch(module, config: Config, name: str, arch_name: str | None) -> _ForArch:
+def _for_arch(module, config: Config, name: str, arch_name: str | None,
+              bytecode_version: str) -> _ForArch:
     """The configuration as exported for one architecture: the kernel and
-    parameters of its launch there, its problem there; a problem that does
-    not fit the kernel is recorded as the configuration's error."""
+    parameters of its launch there, its problem there, its bytecode. A
+    launch that fails, a problem that does not fit the kernel and a kernel
+    that does not compile are recorded as the configuration's error there,
+    located, so that the file's other configurations export."""
     target = arch(arch_name) if arch_name else None
     captured, problem = None, config.problem
     where = f"{module.__file__}: CONFIGS[{name!r}]"
     if config.launch is not None:
         imports = getattr(module, "__tileperf_imports__", ((), ()))
         try:
-            captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune)
+            captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune,
+                                      getattr(module, "__tileperf_torch__", None))
             params = captured.params()
         except Exception as e:  # this configuration's error alone, located
-            return _ForArch(arch_name, config, problem_error=_launch_error(e, module, name, arch_name))
+            return _ForArch(arch_name, problem_error=_launch_error(e, module, name, arch_name))
         config = dataclasses.replace(config, kernel=captured.kernel, params=params, launch=None,
                                      problem=None, tune=None, launch_kernel=None)
-    out = _ForArch(arch_name, config)
+    out = _ForArch(arch_name, config.kernel_name, config.symbol or config.kernel_name)
     check_parameters(config, where)
     try:
         if callable(problem):
@@ -168,7 +180,33 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None) -> _ForA
     except (ValueError, TypeError) as e:
         file, line = getattr(problem, "declared_at", None) or (module.__file__, 0)
         out.problem_error = {"file": file, "line": line, "message": str(e)}
+    start = time.perf_counter()
+    try:
+        out.bytecode = _export(config, where, bytecode_version)
+    except Exception as e:  # noqa: BLE001 - any compile error is this configuration's
+        out.problem_error = _compile_error(e, module, name, arch_name)
+        out.bytecode = b""
+        return out
+    out.seconds = time.perf_counter() - start
+    out.signature = signature_record(config, bytecode_version)
     return out
+
+
+def _compile_error(error: Exception, module, name: str, arch_name: str | None) -> dict:
+    """Where and why a configuration's kernel did not compile: the kernel's
+    line cuTile names (in the library's file), else the last line of the
+    project's or the library's code the error came through."""
+    from tileperf_dump.manifest import raised_at
+    loc = getattr(error, "loc", None)
+    file, line = getattr(loc, "filename", None), getattr(loc, "line", 0)
+    for_arch = f" for {arch_name}" if arch_name else ""
+    message = getattr(error, "message", None) or str(error)
+    if not file:
+        file, line = module.__file__, 0
+        message += raised_at(error, getattr(module, "__tileperf_imports__", ((), ()))[1])
+    return {"file": str(file), "line": int(line or 0),
+            "message": f"CONFIGS[{name!r}] does not compile{for_arch}: {type(error).__name__}: "
+                       f"{message.strip()}"}
 
 
 def _launch_error(error: Exception, module, name: str, arch_name: str) -> dict:
@@ -211,32 +249,35 @@ def _arch_entry(export: _ForArch, base: _ForArch, name: str) -> dict:
 
 
 def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version: str,
-                archs: Sequence[str] = ()) -> Path:
+                archs: Sequence[str] = (), prepared: dict | None = None) -> Path:
     """Exports configuration ``name`` to ``<out_dir>/<name>.tileirbc`` and
     records what made it in ``<name>.tileirbc.json``. A configuration that
     depends on the architecture (its launch, or its problem) is exported for
-    each of ``archs``: the record holds each one's problem and signature
+    each of ``archs``, each in a process of its own that imports the kernel
+    file (and its library) anew for that architecture (``export_per_arch``;
+    ``prepared``: its results for this file, computed once for all its
+    configurations): the record holds each one's problem and signature
     under ``archs``, and an architecture whose bytecode differs from the
     first's (constants of its launch) gets ``<name>.<arch>.tileirbc``."""
     config = get_config(module, name)
     where = f"{module.__file__}: CONFIGS[{name!r}]"
-    exports = [_for_arch(module, config, name, a) for a in _archs_needed(config, archs, where)]
+    needed = _archs_needed(config, archs, where)
+    if needed == [None]:
+        exports = [_for_arch(module, config, name, None, bytecode_version)]
+    else:
+        if prepared is None or any((name, a) not in prepared for a in needed):
+            prepared = export_per_arch(module, [name], needed, bytecode_version)
+        exports = [prepared[(name, a)] for a in needed]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    for export in exports:
-        if export.config.kernel is None:  # its launch failed: nothing to export
-            continue
-        start = time.perf_counter()
-        export.bytecode = _export(export.config, where, bytecode_version)
-        export.seconds = time.perf_counter() - start
-        export.signature = signature_record(export.config, bytecode_version)
     base = next((e for e in exports if e.signature is not None), exports[0])
     target = paths.in_kernel_dir(out, "bytecode", name)
     record_path = paths.in_kernel_dir(out, "dump_record", name)
-    if base.signature is None:  # no architecture's launch ran: the record says why
-        write_json(record_path, {"config": name, "problem_error": base.problem_error,
-                                 "archs": {e.arch: {"problem_error": e.problem_error} for e in exports}},
-                   indent=2, sort_keys=True)
+    if base.signature is None:  # no architecture's export ran: the record says why
+        record = {"config": name, "problem_error": base.problem_error}
+        if base.arch is not None:
+            record["archs"] = {e.arch: {"problem_error": e.problem_error} for e in exports}
+        write_json(record_path, record, indent=2, sort_keys=True)
         target.unlink(missing_ok=True)
         return target
     write_atomic(target, base.bytecode)
@@ -244,8 +285,8 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
         "cuda_tile": ct.__version__,
         "bytecode_version": bytecode_version,
         "config": name,
-        "kernel": base.config.kernel_name,
-        "symbol": base.config.symbol or base.config.kernel_name,
+        "kernel": base.kernel_name,
+        "symbol": base.symbol,
         "source": str(Path(module.__file__).resolve()),
         "seconds": round(sum(e.seconds for e in exports), 4),
         "signature": base.signature,
@@ -261,3 +302,32 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
                 write_atomic(out / record["archs"][e.arch]["bytecode"], e.bytecode)
     write_json(record_path, record, indent=2, sort_keys=True)
     return target
+
+
+def export_per_arch(module, names: Sequence[str], archs: Sequence[str],
+                    bytecode_version: str) -> dict[tuple[str, str], _ForArch]:
+    """Each configuration of ``names`` that depends on the architecture,
+    exported for each of ``archs``, by (name, arch). Each architecture runs
+    in a process of its own, forked from this one, that imports the kernel
+    file and every module its import brought in anew for that architecture
+    (``loading.reload_for``): what a library caches at import time or on its
+    first launch (a tuning cache keyed on the device name, a device query in
+    a module global) cannot carry from one architecture to another."""
+    from tileperf_dump.per_arch import in_processes
+
+    def work(arch_name: str) -> dict[str, _ForArch]:
+        fresh = reload_for(module, arch(arch_name))
+        out = {}
+        for name in names:
+            config = get_config(fresh, name)
+            if config.depends_on_arch:
+                out[name] = _for_arch(fresh, config, name, arch_name, bytecode_version)
+        return out
+
+    def failed(arch_name: str, why: str) -> dict[str, _ForArch]:
+        error = {"file": str(module.__file__), "line": 0,
+                 "message": f"the export for {arch_name} {why}"}
+        return {n: _ForArch(arch_name, problem_error=dict(error)) for n in names}
+
+    results = in_processes(work, list(archs), failed)
+    return {(name, a): export for a, by_name in results.items() for name, export in by_name.items()}

@@ -25,8 +25,9 @@ from typing import Any, Callable, Iterator, Sequence
 import cuda.tile as ct
 from cuda.tile.compilation import ListConstraint, ScalarConstraint
 
-from tileperf_dump.placeholders import library_imports, stand_in
-from tileperf_dump.standin import DType, StandInTorch, Tensor, launch_arrays
+from tileperf_dump.placeholders import (derives_from_placeholder, describe, is_placeholder,
+                                        library_imports, stand_in)
+from tileperf_dump.standin import CT_NAMES, DType, StandInTorch, Tensor, launch_arrays
 
 INT32_MAX = 2**31 - 1
 
@@ -61,6 +62,12 @@ def arch(name: str) -> Arch:
     below = [a for a in rows if _number(a) <= _number(name)] or [min(rows, key=_number)]
     row = rows[max(below, key=_number)]
     return Arch(name, row["sms"], tuple(row["capability"]), row.get("part", ""))
+
+
+def lowest_arch() -> str:
+    """The lowest architecture ``archs.json`` knows (what a library is
+    imported for when no architecture is named)."""
+    return min(_arch_rows(), key=_number)
 
 
 def kernel_hints(kernel) -> dict[str, Any]:
@@ -118,7 +125,7 @@ class CapturedLaunch:
 
 
 def _ct_dtype(dtype: DType):
-    found = getattr(ct, dtype.name, None)
+    found = getattr(ct, CT_NAMES.get(dtype.name, dtype.name), None)
     if found is None:
         raise LaunchError(f"the stand-in dtype torch.{dtype.name} has no cuTile dtype")
     return found
@@ -167,6 +174,19 @@ def _recording_launches(into: list):
     return _rebound(ct.launch, launch, [(ct, "launch")])
 
 
+def accepts(tune: Callable, config, target: Arch) -> bool:
+    """Whether ``tune`` accepts ``config``: ``tune(config)``, or
+    ``tune(config, target)`` for a function of two parameters (an answer
+    per architecture)."""
+    import inspect
+    try:
+        params = [p for p in inspect.signature(tune).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    except (TypeError, ValueError):
+        params = []
+    return bool(tune(config, target) if len(params) >= 2 else tune(config))
+
+
 def _chosen(space: Sequence, tune: Callable | None, target: Arch):
     """The configuration of a tuning search space that ``tune`` accepts."""
     space = list(space)
@@ -175,7 +195,7 @@ def _chosen(space: Sequence, tune: Callable | None, target: Arch):
                           f"give the Config tune=, a function that accepts the one to take "
                           f"(the first is {space[0]!r})" if space else "an empty search space")
     for config in space:
-        if tune(config):
+        if accepts(tune, config, target):
             return config
     raise LaunchError(f"tune= accepts none of the {len(space)} configuration(s) the launch tunes "
                       f"over for {target.name}: {', '.join(map(repr, space[:4]))}"
@@ -215,26 +235,38 @@ def _rebound(real, replacement, owners: list) -> Iterator[None]:
 
 
 def capture_launch(launch: Callable[[Any], Any], target: Arch, imports=((), ()),
-                   kernel=None, tune: Callable | None = None) -> CapturedLaunch:
+                   kernel=None, tune: Callable | None = None, torch=None) -> CapturedLaunch:
     """Runs ``launch(torch)`` with the stand-in for torch of ``target`` and
     returns the ``ct.launch`` it made: the last one (tuning probes come
     first), or the last of ``kernel`` when it is given (the host code
     launches several kernels). Where the host code tunes with cuTile's
     ``exhaustive_search``, the configuration ``tune`` accepts is the one
     found fastest. ``imports`` are the placeholders and bare packages the
-    kernel file was imported with (``module.__tileperf_imports__``)."""
-    torch = StandInTorch(multiprocessors=target.sms, capability=target.capability)
+    kernel file was imported with (``module.__tileperf_imports__``), and
+    ``torch`` the stand-in the library imported (``module.__tileperf_torch__``,
+    which must be of ``target``: a library's launches run with the torch it
+    was imported with)."""
+    if torch is None:
+        torch = StandInTorch(multiprocessors=target.sms, capability=target.capability,
+                             part=target.part, arch=target.name)
+    elif torch.arch != target.name:
+        raise LaunchError(f"the library was imported for {torch.arch}, not {target.name}: each "
+                          f"architecture's launches run in a process of its own")
     made: list = []
     placeholders, bare = imports
-    with library_imports(placeholders, bare), stand_in("torch", torch), \
-            _recording_launches(made), _choosing_tunes(tune, target):
-        launch(torch)
+    with library_imports(placeholders, bare, torch.modules, importing=False), \
+            stand_in("torch", torch), _recording_launches(made), _choosing_tunes(tune, target):
+        result = launch(torch)
     if kernel is not None:
         pyfunc = getattr(kernel, "_pyfunc", kernel)
         made = [m for m in made if getattr(m[1], "_pyfunc", None) is pyfunc]
     if not made:
         which = f" of {getattr(kernel, '__name__', kernel)}" if kernel is not None else ""
-        raise LaunchError(f"the launch function made no ct.launch{which} for {target.name}")
+        hint = ""
+        if is_placeholder(result) or derives_from_placeholder(result):
+            hint = (f": it returned {describe(result)}, so what it called stands for something "
+                    f"not imported here")
+        raise LaunchError(f"the launch function made no ct.launch{which} for {target.name}{hint}")
     grid, k, args = made[-1]
     if not hasattr(k, "_annotated_function"):
         raise LaunchError(f"ct.launch was given {k!r}, not a ct.kernel")

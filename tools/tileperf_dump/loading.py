@@ -48,8 +48,18 @@ def _import(name: str, path: Path, root: Path | None):
     return module
 
 
+def standin_torch(target=None):
+    """The stand-in for torch of an architecture (``launch.Arch``; None: the
+    lowest one known), as a library imports it."""
+    from tileperf_dump.launch import arch, lowest_arch
+    from tileperf_dump.standin import StandInTorch
+    target = target or arch(lowest_arch())
+    return StandInTorch(multiprocessors=target.sms, capability=target.capability,
+                        part=target.part, arch=target.name)
+
+
 def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = (),
-                       bare: Sequence[str] = ()):
+                       bare: Sequence[str] = (), target=None):
     """Imports a kernel file by path and checks its CONFIGS. Its folder goes
     on sys.path, so that it may import helpers beside it; a file inside a
     package is imported by its dotted name with the folder above the package
@@ -58,7 +68,12 @@ def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = 
     ``torch``) are placeholder modules and the packages of ``bare`` (such as
     ``flashinfer``) are bare packages, whose ``__init__.py`` is not run (see
     :mod:`tileperf_dump.placeholders`); the launch code that
-    :func:`capture_launch` runs later runs the same way."""
+    :func:`capture_launch` runs later runs the same way. Where ``torch`` is
+    a placeholder, ``import torch`` gives the stand-in for torch of
+    ``target`` (an architecture, ``launch.Arch``; by default the lowest
+    known), which the launches of this import then run with: a library
+    imported for one architecture is not launched for another
+    (:func:`reload_for`)."""
     path = Path(source).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"{source}: kernel source not found")
@@ -68,9 +83,13 @@ def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = 
         for folder in (path.parent, root):
             if folder is not None and str(folder) not in sys.path:
                 sys.path.insert(0, str(folder))
-        with library_imports(placeholders, bare):
+        torch = standin_torch(target) if "torch" in placeholders else None
+        before = set(sys.modules)
+        with library_imports(placeholders, bare, torch.modules if torch is not None else None):
             module = _import(name, path, root)
         module.__tileperf_imports__ = (tuple(placeholders), tuple(bare))
+        module.__tileperf_torch__ = torch
+        module.__tileperf_modules__ = sorted(set(sys.modules) - before)
     configs = getattr(module, "CONFIGS", None)
     if not isinstance(configs, dict) or not configs:
         raise ValueError(f"{source}: defines no CONFIGS dict of configurations")
@@ -88,3 +107,16 @@ def get_config(module, name: str) -> Config:
         known = ", ".join(sorted(configs))
         raise KeyError(f"{module.__file__}: no configuration {name!r} in CONFIGS (defined: {known})")
     return configs[name]
+
+
+def reload_for(module, target):
+    """The kernel file of ``module`` imported anew for architecture
+    ``target``, with every module its import brought in (the library's)
+    imported anew: nothing the library set up at import time for another
+    architecture remains. Meant for a process of the architecture's own
+    (the dump step forks one per architecture), as it replaces modules in
+    ``sys.modules``."""
+    for name in getattr(module, "__tileperf_modules__", [module.__name__]):
+        sys.modules.pop(name, None)
+    placeholders, bare = getattr(module, "__tileperf_imports__", ((), ()))
+    return load_kernel_module(module.__file__, placeholders, bare, target)

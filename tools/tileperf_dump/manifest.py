@@ -23,6 +23,7 @@ import argparse
 import re
 import sys
 import sysconfig
+import types
 from pathlib import Path
 
 from tileperf_dump import paths
@@ -30,7 +31,7 @@ from tileperf_dump.cmake import cmake_checks, cmake_set, dump_args
 from tileperf_dump.defaults import BYTECODE_VERSION
 from tileperf_dump.files import write_atomic, write_json
 from tileperf_dump.loading import load_kernel_module
-from tileperf_dump.placeholders import (PlaceholderError, covered, derives_from_placeholder,
+from tileperf_dump.placeholders import (PlaceholderError, StandInError, covered, derives_from_placeholder,
                                         describe, is_placeholder)
 
 def _library_folders(bare: list[str]) -> list[Path]:
@@ -67,10 +68,14 @@ def _placeholders_on_line(frame, lineno: int) -> list[str]:
     import linecache
     text = linecache.getline(frame.f_code.co_filename, lineno)
     found = []
-    for name in dict.fromkeys(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)):
-        value = frame.f_locals.get(name, frame.f_globals.get(name))
+    for name in dict.fromkeys(re.findall(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*", text)):
+        head, *attrs = name.split(".")
+        value = frame.f_locals.get(head, frame.f_globals.get(head))
+        for attr in attrs:  # torch.ops.name: through modules and placeholders
+            value = getattr(value, attr, None) if isinstance(value, types.ModuleType) or \
+                is_placeholder(value) else None
         if is_placeholder(value):
-            found.append(f"{name} = {describe(value)}")
+            found.append(f"{name} = {describe(value)}" if "." not in name else describe(value))
         elif derives_from_placeholder(value):
             base = next(c for c in value.__mro__ if "_tileperf_placeholder" in c.__dict__)
             found.append(f"{name} derives from {describe(base._tileperf_placeholder)}")
@@ -86,7 +91,7 @@ def raised_at(error: BaseException, bare: list[str] = ()) -> str:
         return ""
     frame, lineno = frames[-1]
     where = f" (raised at {frame.f_code.co_filename}:{lineno})"
-    used = [] if isinstance(error, PlaceholderError) else _placeholders_on_line(frame, lineno)
+    used = [] if isinstance(error, (PlaceholderError, StandInError)) else _placeholders_on_line(frame, lineno)
     if used:
         where += f"; a placeholder is the likely cause: {'; '.join(used)}"
     package = covered(getattr(error, "name", None) or "", list(bare))

@@ -35,13 +35,24 @@ import re
 import sys
 import types
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 MODULE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 class PlaceholderError(RuntimeError):
     """A placeholder was used where the real package's value is needed."""
+
+
+class StandInError(RuntimeError):
+    """Launch code used something the stand-in (for torch) cannot do without
+    real data."""
+
+
+# How many imports with placeholders are in progress: a placeholder of a
+# stand-in's module is called at import time (it evaluates) or by launch code
+# once the import is over (an error: the stand-in lacks it).
+_IMPORTING = [0]
 
 
 def describe(value) -> str:
@@ -60,8 +71,21 @@ def _refuse(what: str):
 def _child(parent, path: str) -> "Placeholder":
     children = object.__getattribute__(parent, "_tileperf_children")
     if path not in children:
-        children[path] = Placeholder(path, object.__getattribute__(parent, "_tileperf_module"))
+        children[path] = Placeholder(path, object.__getattribute__(parent, "_tileperf_module"),
+                                     object.__getattribute__(parent, "_tileperf_stand_in"))
     return children[path]
+
+
+_LACKING = object()
+
+
+def _provided(target, name: str):
+    """``target.name`` where the stand-in provides it, else _LACKING (its
+    own ``__getattr__``, which gives placeholders, is not asked)."""
+    try:
+        return object.__getattribute__(target, name)
+    except AttributeError:
+        return _LACKING
 
 
 # Objects that stand in for placeholder modules while launch code runs
@@ -78,7 +102,9 @@ def _standing_in(parent):
     if target is None or not MODULE_RE.fullmatch(path) or not path.startswith(module):
         return None
     for part in path[len(module):].split(".")[1:]:
-        target = getattr(target, part)
+        target = _provided(target, part)
+        if target is _LACKING:
+            return None
     return target
 
 
@@ -91,7 +117,9 @@ def _attribute(parent, name: str):
         raise AttributeError(name)
     target = _standing_in(parent)
     if target is not None:
-        return getattr(target, name)
+        found = _provided(target, name)
+        if found is not _LACKING:
+            return found
     return _child(parent, f"{parent._tileperf_path}.{name}")
 
 
@@ -115,13 +143,15 @@ def stand_in(module: str, target: object) -> Iterator[None]:
 class Placeholder:
     """A value reached through a placeholder module (see the module's doc)."""
 
-    __slots__ = ("_tileperf_path", "_tileperf_module", "_tileperf_children", "_tileperf_base")
+    __slots__ = ("_tileperf_path", "_tileperf_module", "_tileperf_children", "_tileperf_base",
+                 "_tileperf_stand_in")
 
-    def __init__(self, path: str, module: str):
+    def __init__(self, path: str, module: str, stand_in: bool = False):
         self._tileperf_path = path
         self._tileperf_module = module
         self._tileperf_children: dict[str, Placeholder] = {}
         self._tileperf_base = None
+        self._tileperf_stand_in = stand_in  # what a stand-in for the module lacks
 
     __getattr__ = _attribute
 
@@ -129,6 +159,9 @@ class Placeholder:
         target = _standing_in(self)
         if target is not None:
             return target(*args, **kwargs)
+        if _IMPORTING[0] == 0 and (self._tileperf_stand_in or self._tileperf_module in _STAND_INS):
+            raise StandInError(f"{self._tileperf_path}() needs real data; the stand-in for "
+                               f"{self._tileperf_module} only builds launches (shapes, dtypes, strides)")
         return _child(self, f"{self._tileperf_path}(...)")
 
     def __getitem__(self, key):
@@ -205,11 +238,12 @@ class PlaceholderModule(types.ModuleType):
     """A placeholder for a module that is not imported: its attributes are
     :class:`Placeholder` values, its submodules placeholder modules."""
 
-    def __init__(self, name: str, module: str):
+    def __init__(self, name: str, module: str, stand_in: bool = False):
         super().__init__(name, f"placeholder for {name}: {module!r} is not installed here")
         self._tileperf_path = name
         self._tileperf_module = module
         self._tileperf_children: dict[str, Placeholder] = {}
+        self._tileperf_stand_in = stand_in
 
     __getattr__ = _attribute
 
@@ -226,8 +260,9 @@ def covered(name: str, modules: Iterable[str]) -> str | None:
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, modules: tuple[str, ...]):
+    def __init__(self, modules: tuple[str, ...], stand_ins: set[str] = frozenset()):
         self.modules = modules
+        self.stand_ins = {name.partition(".")[0] for name in stand_ins}
 
     def find_spec(self, fullname, path=None, target=None):
         if covered(fullname, self.modules) is None:
@@ -235,7 +270,8 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
-        return PlaceholderModule(spec.name, covered(spec.name, self.modules))
+        module = covered(spec.name, self.modules)
+        return PlaceholderModule(spec.name, module, stand_in=module in self.stand_ins)
 
     def exec_module(self, module):
         pass
@@ -250,18 +286,26 @@ def check_names(modules: Iterable[str], what: str = "placeholder module") -> tup
 
 
 @contextlib.contextmanager
-def placeholder_modules(modules: Iterable[str]) -> Iterator[None]:
+def placeholder_modules(modules: Iterable[str], stand_ins: Mapping[str, types.ModuleType] | None = None,
+                        importing: bool = True) -> Iterator[None]:
     """Imports of ``modules`` (and of their submodules) give placeholder
-    modules until the block ends."""
+    modules until the block ends; those of ``stand_ins`` (``torch``,
+    ``torch.cuda``, ... of the stand-in for torch) give the stand-in's
+    module instead, whose missing attributes are placeholders while a
+    module is imported (``importing``), not while its code runs."""
     names = check_names(modules)
     if not names:
         yield
         return
+    stand_ins = {k: v for k, v in (stand_ins or {}).items() if covered(k, names)}
     saved = {k: sys.modules.pop(k) for k in list(sys.modules) if covered(k, names)}
+    _IMPORTING[0] += importing
     try:
-        with _finding(_Finder(names)):
+        sys.modules.update(stand_ins)
+        with _finding(_Finder(names, set(stand_ins))):
             yield
     finally:
+        _IMPORTING[0] -= importing
         for k in [k for k in sys.modules if covered(k, names)]:
             del sys.modules[k]
         sys.modules.update(saved)
@@ -374,8 +418,11 @@ def bare_packages(packages: Iterable[str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def library_imports(placeholders: Iterable[str] = (), bare: Iterable[str] = ()) -> Iterator[None]:
-    """What a kernel file of a library is imported (and its launch code run)
-    with: placeholder modules and bare packages."""
-    with bare_packages(bare), placeholder_modules(placeholders):  # placeholders come first
+def library_imports(placeholders: Iterable[str] = (), bare: Iterable[str] = (),
+                    stand_ins: Mapping[str, types.ModuleType] | None = None,
+                    importing: bool = True) -> Iterator[None]:
+    """What a kernel file of a library is imported (and its launch code run,
+    ``importing`` false) with: placeholder modules (or the stand-ins'
+    modules where given) and bare packages."""
+    with bare_packages(bare), placeholder_modules(placeholders, stand_ins, importing):  # placeholders first
         yield

@@ -19,11 +19,7 @@ import math
 import types
 from typing import Any, Sequence
 
-from tileperf_dump.placeholders import is_placeholder, placeholder_path
-
-
-class StandInError(RuntimeError):
-    """A case used something the stand-in cannot do without real data."""
+from tileperf_dump.placeholders import PlaceholderModule, StandInError, is_placeholder, placeholder_path
 
 
 class DType:
@@ -48,7 +44,7 @@ class DType:
 
 _DTYPES = {
     "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1,
-    "int16": 2, "int32": 4, "int64": 8, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1,
+    "int16": 2, "int32": 4, "int64": 8, "uint16": 2, "uint32": 4, "uint64": 8, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1,
     "float8_e8m0fnu": 1, "float4_e2m1fn_x2": 1, "complex64": 8,
 }
 _ALIASES = {"half": "float16", "float": "float32", "double": "float64", "int": "int32",
@@ -82,7 +78,17 @@ def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 
 class Device(str):
-    """``tensor.device``: compares as its name ("cuda"), with torch.device's fields."""
+    """``torch.device`` and ``tensor.device``: compares as its name ("cuda",
+    "cuda:0"), with torch.device's fields; ``Device("cuda", 1)``, ``Device(0)``
+    and ``Device(other_device)`` as torch.device takes them."""
+
+    def __new__(cls, type="cuda", index=None):
+        if isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type
+        name = str(type)
+        if index is not None and ":" not in name:
+            name = f"{name}:{index}"
+        return super().__new__(cls, name)
 
     @property
     def type(self) -> str:
@@ -314,9 +320,30 @@ class Tensor:
         return f"StandInTensor(shape={self.shape}, dtype={self.dtype!r}, stride={self._strides})"
 
 
+# cuTile's name of a dtype where it differs from torch's.
+CT_NAMES = {"bool": "bool_"}
+_MADE: dict[str, DType] = {}
+
+
 def _dtype(name: str) -> DType:
+    """The one stand-in dtype of that name (one object per name, so that
+    cuTile can be told which of its dtypes each is: see ``register_dtypes``)."""
     name = _ALIASES.get(name, name)
-    return DType(name, _DTYPES[name])
+    if name not in _MADE:
+        _MADE[name] = DType(name, _DTYPES[name])
+    return _MADE[name]
+
+
+def register_dtypes() -> None:
+    """Tells cuTile which of its dtypes each stand-in dtype is, as it knows
+    torch's: a kernel body that names ``torch.int32`` (the library's module
+    imported the stand-in) compiles as with ``ct.int32``."""
+    import cuda.tile as ct
+    from cuda.tile import _cext
+    for name in _DTYPES:
+        native = getattr(ct, CT_NAMES.get(name, name), None)
+        if native is not None and _cext.classify_constant(_dtype(name), False) is None:
+            _cext.foreign_dtype_object_register(_dtype(name), native)
 
 
 def _create(*shape, dtype=None, device="cuda", **kwargs) -> Tensor:
@@ -361,26 +388,60 @@ def _as_strided(x: Tensor, size, stride, storage_offset=0) -> Tensor:
     return Tensor(_shape_of(tuple(size)), x.dtype, tuple(stride), x, x.device)
 
 
-class _Unsupported:
-    def __init__(self, name: str):
-        self._name = name
+def _nested_shape(data) -> tuple[tuple[int, ...], bool]:
+    """The shape of nested lists of numbers, and whether any is a float."""
+    if isinstance(data, (list, tuple)):
+        inner = [_nested_shape(d) for d in data]
+        if len({s for s, _ in inner}) > 1:
+            raise StandInError("torch.tensor of ragged nested lists")
+        return (len(data),) + (inner[0][0] if inner else ()), any(f for _, f in inner)
+    if isinstance(data, Tensor):
+        return tuple(data.shape), data.dtype.is_floating_point
+    if isinstance(data, bool) or isinstance(data, int):
+        return (), False
+    if isinstance(data, float):
+        return (), True
+    raise StandInError(f"torch.tensor of {type(data).__name__}")
 
-    def __getattr__(self, attr):
-        return _Unsupported(f"{self._name}.{attr}")
 
-    def __call__(self, *args, **kwargs):
-        raise StandInError(f"{self._name}() needs real data; the stand-in for torch only builds "
-                           f"launches (shapes, dtypes, strides)")
+def _tensor(data, dtype=None, device="cuda", **kwargs) -> Tensor:
+    """``torch.tensor([...])``: the shape and dtype of the data (its values are not kept)."""
+    shape, floating = _nested_shape(data)
+    return Tensor(shape, dtype or _dtype("float32" if floating else "int64"), device=str(device))
+
+
+def _cat(tensors, dim=0, **kwargs) -> Tensor:
+    tensors = [t for t in tensors if isinstance(t, Tensor)]
+    if not tensors:
+        raise StandInError("torch.cat of no tensors")
+    shape = list(tensors[0].shape)
+    shape[dim] = sum(t.shape[dim] for t in tensors)
+    return Tensor(shape, tensors[0].dtype, device=tensors[0].device)
+
+
+def _stack(tensors, dim=0, **kwargs) -> Tensor:
+    tensors = list(tensors)
+    shape = list(tensors[0].shape)
+    shape.insert(dim % (len(shape) + 1), len(tensors))
+    return Tensor(shape, tensors[0].dtype, device=tensors[0].device)
 
 
 class StandInTorch(types.ModuleType):
-    """What ``torch`` is to a case run by the dump step."""
+    """What ``torch`` is to a case run by the dump step, and to a library it
+    imports (:mod:`tileperf_dump.torch_surface`): the torch of one GPU, the
+    one named here (by default the H200's 132 SMs, sm_90). What the stand-in
+    lacks is a placeholder (``torch.where``): while a library is imported
+    it evaluates as placeholders do; called once the import is over (the
+    launch), it is a :class:`StandInError` naming it."""
 
     Tensor = Tensor
     dtype = DType
 
-    def __init__(self, multiprocessors: int = 132, capability: tuple[int, int] = (9, 0)):
+    def __init__(self, multiprocessors: int = 132, capability: tuple[int, int] = (9, 0),
+                 part: str = "NVIDIA H200 SXM", arch: str = "sm_90"):
         super().__init__("torch")
+        self.arch = arch
+        self.lacking = PlaceholderModule("torch", "torch", stand_in=True)
         for name in _DTYPES:
             setattr(self, name, _dtype(name))
         for alias in _ALIASES:
@@ -396,22 +457,17 @@ class StandInTorch(types.ModuleType):
         self.as_strided = _as_strided
         self.amax = self.amin = self.sum = Tensor.sum
         self.manual_seed = lambda *a, **k: None
-        # A case may size a persistent grid from the device: the device is
-        # the one named here (by default the H200's 132 SMs, sm_90).
-        props = types.SimpleNamespace(multi_processor_count=multiprocessors, major=capability[0],
-                                      minor=capability[1], name="stand-in")
-        self.cuda = types.SimpleNamespace(is_available=lambda: True, synchronize=lambda: None,
-                                          current_device=lambda: 0, device_count=lambda: 1,
-                                          get_device_properties=lambda *a: props,
-                                          get_device_capability=lambda *a: capability,
-                                          current_stream=lambda *a: "stream",
-                                          default_stream=lambda *a: "stream")
-        self.device = lambda *a, **k: "cuda"
+        self.tensor = self.as_tensor = _tensor
+        self.cat = self.concat = _cat
+        self.stack = _stack
+        self.numel = Tensor.numel
+        from tileperf_dump.torch_surface import torch_modules
+        self.modules = torch_modules(self, part, capability, multiprocessors)
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        return _Unsupported(f"torch.{name}")
+        return getattr(self.__dict__["lacking"], name)
 
 
 def array_record(value: Any) -> dict | None:
