@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "toolchain/cache.h"
+#include "toolchain/cache_paths.h"
 #include "fixtures.h"
 #include "support/error.h"
 #include "support/http.h"
@@ -45,12 +46,82 @@ BOOST_AUTO_TEST_CASE(sha256_matches_the_standard_vectors) {
   BOOST_TEST(pieces.hex() == sha256_hex(million));
 }
 
+// A bytecode the dump step wrote for the gelu kernel at /work/main/kernels.
+std::string gelu_bytecode() { return testing::fixture_of("13.5.37", "gelu.f16_1024.tileirbc"); }
+
 BOOST_AUTO_TEST_CASE(clones_at_other_paths_share_the_bytecode_identity) {
-  std::string a = std::string("\x7fTileIR\x00", 8) + "k.py/work/a/kernels/k.py/work/a/kernels";
-  std::string b = std::string("\x7fTileIR\x00", 8) + "k.py/home/ci/src/kernels/k.py/home/ci/src/kernels";
-  BOOST_TEST(bytecode_identity(a, "/work/a/kernels") == bytecode_identity(b, "/home/ci/src/kernels"));
-  BOOST_TEST(bytecode_identity(a, "") != bytecode_identity(b, ""));
-  BOOST_TEST(bytecode_identity(a + "x", "/work/a/kernels") != bytecode_identity(b, "/home/ci/src/kernels"));
+  std::string here = gelu_bytecode();
+  BytecodePaths paths = bytecode_paths(here);
+  BOOST_TEST(paths.roots == std::vector<std::string>{"/work/main/kernels"});
+  for (const char* other : {"/w/k", "/home/ci/builds/group/project/kernels", "/work/main/kernelz"}) {
+    BOOST_TEST_CONTEXT(other) {
+      std::string there = bytecode_at(here, {other}).value();
+      BOOST_TEST(there.find(other) != std::string::npos);
+      BytecodePaths moved = bytecode_paths(there);
+      BOOST_TEST(moved.identity == paths.identity);
+      BOOST_TEST(moved.roots == std::vector<std::string>{other});
+    }
+  }
+  BOOST_TEST(bytecode_at(here, {"/work/main/kernels"}).value() == here);
+}
+
+BOOST_AUTO_TEST_CASE(only_the_folders_leave_the_identity) {
+  std::string here = gelu_bytecode();
+  std::string id = bytecode_paths(here).identity;
+  // The file's name, a line of an operation, a byte of code: another identity.
+  std::string renamed = here;
+  renamed.replace(renamed.find("gelu.py"), 7, "gelu.px");
+  BOOST_TEST(bytecode_paths(renamed).identity != id);
+  for (std::size_t at : {std::size_t{20}, std::size_t{100}, here.size() - 2}) {
+    std::string changed = here;
+    changed[at] = static_cast<char>(changed[at] ^ 1);
+    BOOST_TEST_CONTEXT(at) { BOOST_TEST(bytecode_paths(changed).identity != id); }
+  }
+  // What does not parse keeps its bytes' hash, and no roots.
+  BytecodePaths cut = bytecode_paths(here.substr(0, here.size() - 1));
+  BOOST_TEST(cut.roots.empty());
+  BOOST_TEST(cut.identity != id);
+  BOOST_TEST(bytecode_paths("not a bytecode").identity != bytecode_paths("not a bytecode!").identity);
+  BOOST_TEST(!bytecode_at("not a bytecode", {"/a"}));
+}
+
+BOOST_AUTO_TEST_CASE(text_names_the_roots_by_token_and_back) {
+  std::vector<std::string> roots{"/work/main/kernels", "/work/main/kernels/lib", "/venv/site-packages"};
+  std::string text = "loc(\"/work/main/kernels/gelu.py\":3) in \"/work/main/kernels\" "
+                     "File: '/work/main/kernels/lib/x.py' /venv/site-packages/f/g.py "
+                     "/work/main/kernelsX /a/work/main/kernels //work/main/kernels";
+  std::string tokens = roots_to_tokens(text, roots).value();
+  BOOST_TEST(tokens == "loc(\"<tileperf-root-0>/gelu.py\":3) in \"<tileperf-root-0>\" "
+                       "File: '<tileperf-root-1>/x.py' <tileperf-root-2>/f/g.py "
+                       "/work/main/kernelsX /a/work/main/kernels //work/main/kernels");
+  BOOST_TEST(tokens_to_roots(tokens, roots).value() == text);
+  std::vector<std::string> there{"/b", "/b/lib", "/opt/env/lib/python3.11/site-packages"};
+  BOOST_TEST(tokens_to_roots(tokens, there).value() ==
+             "loc(\"/b/gelu.py\":3) in \"/b\" File: '/b/lib/x.py' /opt/env/lib/python3.11/site-packages/f/g.py "
+             "/work/main/kernelsX /a/work/main/kernels //work/main/kernels");
+  // A text that holds a token already cannot be stored; a token of a root
+  // the key has not is another bytecode's entry.
+  BOOST_TEST(!roots_to_tokens("x <tileperf-root-0> y", roots));
+  BOOST_TEST(!tokens_to_roots("<tileperf-root-3>", roots));
+  BOOST_TEST(!tokens_to_roots("<tileperf-root-x>", roots));
+  BOOST_TEST(tokens_to_roots("no tokens", {}).value() == "no tokens");
+}
+
+BOOST_AUTO_TEST_CASE(an_entry_serves_a_clone_with_its_own_folders) {
+  TempDir t;
+  ResultCache cache((t.path / "cache").string());
+  CacheKey a(std::string(64, 'e'), {"/work/a/kernels"});
+  CacheKey b(a.hash, {"/home/ci/src/kernels"});
+  cache.store(a, {{"cubin", t.file("in.cubin", "BINARY /work/a/kernels")},
+                  {"tileir", t.file("in.tileir", "loc(\"/work/a/kernels/k.py\":1:2)")}});
+  std::string stored = read_file((fs::path(cache.entry_dir(a.hash)) / "tileir").string());
+  BOOST_TEST(stored == "loc(\"<tileperf-root-0>/k.py\":1:2)");
+  BOOST_TEST(cache.fetch(b, {{"cubin", (t.path / "out.cubin").string()}, {"tileir", (t.path / "out.tileir").string()}}));
+  BOOST_TEST(read_file((t.path / "out.tileir").string()) == "loc(\"/home/ci/src/kernels/k.py\":1:2)");
+  BOOST_TEST(read_file((t.path / "out.cubin").string()) == "BINARY /work/a/kernels");  // kept as compiled
+  // A key without the root its entry's tokens name: the entry is not this key's.
+  BOOST_TEST(!cache.fetch(CacheKey(a.hash), {{"tileir", (t.path / "out2.tileir").string()}}));
+  BOOST_TEST(!fs::exists(cache.entry_dir(a.hash)));
 }
 
 BOOST_AUTO_TEST_CASE(the_key_covers_architecture_tools_and_flags) {

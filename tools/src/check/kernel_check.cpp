@@ -85,7 +85,7 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann
                          const std::string& cubin, const std::string& remarks, TestResult& result) {
   ResultCache cache(o.cache_dir);
   auto artifacts = artifact_paths(o.prefix());
-  std::string key;
+  CacheKey key;
   if (cache.enabled()) {
     key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags});
     if (cache.fetch(key, artifacts)) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "toolchain/cache.h"
+#include "toolchain/cache_paths.h"
 #include "support/error.h"
 #include "support/json_input.h"
 #include "metrics/pipeline.h"
@@ -58,13 +59,14 @@ CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& d
   return s;
 }
 
-std::string compile_key(const std::string& bytecode, const nlohmann::json& dump, const std::string& arch,
-                        const CompileSetup& setup) {
+CacheKey compile_key(const std::string& bytecode, const nlohmann::json&, const std::string& arch,
+                     const CompileSetup& setup) {
   // The listing comes from nvdisasm run directly, the TileIR from
   // tileirdisasm: their arguments decide them too.
   std::string flags = setup.flags.dump() + fmt::format(" nvdisasm {} tileirdisasm {}", fmt::join(kNvdisasmArgs, " "),
                                                        fmt::join(kTileirdisasmArgs, " "));
-  return cache_key(bytecode_identity(read_file(bytecode), source_dir(dump)), arch, setup.toolchain, flags);
+  BytecodePaths paths = bytecode_paths(read_file(bytecode));
+  return {cache_key(paths.identity, arch, setup.toolchain, flags), std::move(paths.roots)};
 }
 
 }  // namespace tileperf

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "toolchain/cache.h"
 #include "toolchain/toolchain_record.h"
 
 namespace tileperf {
@@ -21,8 +22,8 @@ namespace tileperf {
 // could not be taken (its located error).
 nlohmann::json read_dump_record(std::string& bytecode, const std::string& dump_info, const std::string& arch);
 
-// The kernel file's folder, which the bytecode names: left out of the cache
-// key, so that clones at other paths share entries.
+// The kernel file's folder, where a check looks for the sources its cubin's
+// line table names by file name.
 std::string source_dir(const nlohmann::json& dump);
 
 // The tools' releases and flags a compilation for `arch` records in its
@@ -33,8 +34,10 @@ struct CompileSetup {
 };
 CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& dump, const std::string& arch);
 
-// The result-cache key of compiling `bytecode` for `arch` with `setup`.
-std::string compile_key(const std::string& bytecode, const nlohmann::json& dump, const std::string& arch,
+// The result-cache key of compiling `bytecode` for `arch` with `setup`: of
+// the bytecode with the folders it names left out (cache_paths.h), and those
+// folders, which the entry's text files hold as tokens.
+CacheKey compile_key(const std::string& bytecode, const nlohmann::json& dump, const std::string& arch,
                         const CompileSetup& setup);
 
 }  // namespace tileperf

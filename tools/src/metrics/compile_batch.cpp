@@ -84,8 +84,9 @@ namespace {
 
 struct Job {
   const BatchEntry* entry;
-  std::string key, prefix;  // prefix: <scratch>/<n>, beside which the outputs go
-  std::string bytecode;     // the entry's, or its architecture's own (see read_dump_record)
+  CacheKey key;
+  std::string prefix;  // <scratch>/<n>, beside which the outputs go
+  std::string bytecode;  // the entry's, or its architecture's own (see read_dump_record)
 };
 
 struct Context {
@@ -134,7 +135,7 @@ std::vector<Job> pending_jobs(const std::vector<BatchEntry>& entries, const Tool
     try {
       std::string bytecode = e.bytecode;
       nlohmann::json dump = read_dump_record(bytecode, e.dump_info, e.arch);
-      std::string key = compile_key(bytecode, dump, e.arch, compile_setup(tools, dump, e.arch));
+      CacheKey key = compile_key(bytecode, dump, e.arch, compile_setup(tools, dump, e.arch));
       if (cache.has(key)) {
         ++out.cached;
         continue;

@@ -15,6 +15,7 @@
 #include "support/error.h"
 #include "support/sha256.h"
 #include "support/text.h"
+#include "toolchain/cache_paths.h"
 
 namespace tileperf {
 
@@ -22,8 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kKeyFormat = "tileperf-cache-key/1";
-constexpr const char* kSourceToken = "<kernel-folder>";
+constexpr const char* kKeyFormat = "tileperf-cache-key/2";
+// The one file of an entry that is not text: kept as compiled.
+constexpr const char* kBinaryFile = "cubin";
 
 // An entry is valid when its manifest names this key and every file has
 // the size and SHA-256 the manifest records.
@@ -62,21 +64,6 @@ std::string unique_suffix() {
 
 }  // namespace
 
-std::string bytecode_identity(const std::string& bytecode, const std::string& source_dir) {
-  if (source_dir.empty()) return sha256_hex(bytecode);
-  std::string normalized;
-  normalized.reserve(bytecode.size());
-  std::size_t at = 0;
-  while (true) {
-    std::size_t next = bytecode.find(source_dir, at);
-    if (next == std::string::npos) break;
-    normalized.append(bytecode, at, next - at).append(kSourceToken);
-    at = next + source_dir.size();
-  }
-  normalized.append(bytecode, at, std::string::npos);
-  return sha256_hex(normalized);
-}
-
 std::string cache_key(const std::string& identity, const std::string& arch,
                       const std::map<std::string, std::string>& tool_releases,
                       const std::string& flags) {
@@ -100,37 +87,56 @@ bool ResultCache::pull(const std::string& key) const {
   return fs::is_directory(entry_dir(key));
 }
 
-bool ResultCache::fetch(const std::string& key,
+bool ResultCache::fetch(const CacheKey& key,
                         const std::map<std::string, std::string>& destinations) const {
   if (!enabled()) return false;
-  fs::path dir = entry_dir(key);
-  if (!fs::is_directory(dir) && !pull(key)) return false;
-  if (!valid_entry(dir, key, destinations)) {
+  fs::path dir = entry_dir(key.hash);
+  if (!fs::is_directory(dir) && !pull(key.hash)) return false;
+  if (!valid_entry(dir, key.hash, destinations)) {
     discard(dir);
     return false;
   }
+  std::map<std::string, std::string> contents;
   try {
     for (const auto& [name, dest] : destinations) {
-      write_file_atomic(dest, read_file((dir / name).string()), Durability::kRenamed);
+      std::string data = read_file((dir / name).string());
+      if (name != kBinaryFile) {
+        auto here = tokens_to_roots(data, key.roots);
+        if (!here) {  // a token this bytecode has no folder for: not this key's entry
+          discard(dir);
+          return false;
+        }
+        data = std::move(*here);
+      }
+      contents[dest] = std::move(data);
     }
   } catch (const InputError&) {
     return false;  // pruned while it was read: the tools make the files anew
   }
+  for (const auto& [dest, data] : contents) write_file_atomic(dest, data, Durability::kRenamed);
   std::error_code ec;
   fs::last_write_time(dir, fs::file_time_type::clock::now(), ec);  // used: kept by a prune
   return true;
 }
 
-bool ResultCache::has(const std::string& key) const {
-  return enabled() && (fs::is_directory(entry_dir(key)) || pull(key));
+bool ResultCache::has(const CacheKey& key) const {
+  return enabled() && (fs::is_directory(entry_dir(key.hash)) || pull(key.hash));
 }
 
-void ResultCache::store(const std::string& key, const std::map<std::string, std::string>& files) const {
+void ResultCache::store(const CacheKey& key, const std::map<std::string, std::string>& files) const {
   if (!enabled()) return;
   std::map<std::string, std::string> contents;
-  for (const auto& [name, path] : files) contents[name] = read_file(path);
-  store_local(key, contents);
-  remote_.store(key, contents);
+  for (const auto& [name, path] : files) {
+    std::string data = read_file(path);
+    if (name != kBinaryFile) {
+      auto canonical = roots_to_tokens(data, key.roots);
+      if (!canonical) return;
+      data = std::move(*canonical);
+    }
+    contents[name] = std::move(data);
+  }
+  store_local(key.hash, contents);
+  remote_.store(key.hash, contents);
 }
 
 void ResultCache::store_local(const std::string& key, const std::map<std::string, std::string>& files) const {

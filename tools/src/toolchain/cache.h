@@ -4,9 +4,11 @@
 // clone or another CI job skips tileiras, cuobjdump, nvdisasm and
 // tileirdisasm for a bytecode the cache has seen.
 //
-// The key hashes the bytecode (with the kernel file's folder left out, so
-// that clones at other paths share it), the architecture, the tools'
-// releases and the flags. An entry is a folder <dir>/v1/<key[0:2]>/<key>
+// The key hashes the bytecode (with the folders it names left out, so that
+// clones at other paths share it: cache_paths.h), the architecture, the
+// tools' releases and the flags. The entry's text files are stored with
+// those folders as tokens and read back with the fetching clone's; the cubin
+// is kept as compiled. An entry is a folder <dir>/v1/<key[0:2]>/<key>
 // holding the files and a manifest of their SHA-256; it is filled in a
 // temporary folder and renamed into place, so that concurrent tests and jobs
 // see a whole entry or none. An entry whose files do not match its manifest
@@ -19,19 +21,26 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "toolchain/remote_cache.h"
 
 namespace tileperf {
 
-// The hash that keys a bytecode: its bytes with every occurrence of the
-// kernel file's folder (`source_dir`, empty: none) replaced by a fixed token.
-std::string bytecode_identity(const std::string& bytecode, const std::string& source_dir);
-
-// The cache key of one compilation.
+// The cache key of one compilation (`bytecode_identity`: bytecode_paths().identity).
 std::string cache_key(const std::string& bytecode_identity, const std::string& arch,
                       const std::map<std::string, std::string>& tool_releases,
                       const std::string& flags);
+
+// A key and the folders its bytecode names here (bytecode_paths().roots): an
+// entry's text files hold them as tokens.
+struct CacheKey {
+  std::string hash;
+  std::vector<std::string> roots;
+  CacheKey() = default;
+  CacheKey(std::string key, std::vector<std::string> key_roots = {})  // NOLINT: a bare key has no roots
+      : hash(std::move(key)), roots(std::move(key_roots)) {}
+};
 
 // With TILEPERF_CACHE_URL set, the folder reads through a remote cache
 // (remote_cache.h): a local miss asks the server, and a stored entry is
@@ -42,16 +51,18 @@ class ResultCache {
       : dir_(std::move(dir)), remote_(dir_.empty() ? RemoteSettings{} : remote_settings_from_environment(), dir_) {}
   bool enabled() const { return !dir_.empty(); }
 
-  // Copies the entry's files to their destinations (name -> path); false on
-  // a miss. A damaged entry is removed first.
-  bool fetch(const std::string& key, const std::map<std::string, std::string>& destinations) const;
+  // Copies the entry's files to their destinations (name -> path), the text
+  // files with the key's roots; false on a miss. A damaged entry is removed first.
+  bool fetch(const CacheKey& key, const std::map<std::string, std::string>& destinations) const;
 
   // Whether an entry for `key` is there (not whether it is whole: fetch
   // checks that), after asking the remote cache on a local miss.
-  bool has(const std::string& key) const;
+  bool has(const CacheKey& key) const;
 
-  // Stores the files (name -> path) under `key`, unless an entry is there.
-  void store(const std::string& key, const std::map<std::string, std::string>& files) const;
+  // Stores the files (name -> path) under `key`, unless an entry is there;
+  // the text files with the key's roots as tokens (none where a text holds
+  // a token already: it could not be read back).
+  void store(const CacheKey& key, const std::map<std::string, std::string>& files) const;
 
   std::string entry_dir(const std::string& key) const;
   // Where the disassembly batch keeps what it learned of nvdisasm's listings.
