@@ -309,7 +309,10 @@ class _Library:
 
 
 def _module(name: str, **attrs) -> types.ModuleType:
+    """A module of the stand-in, a package: its modules that the stand-in
+    does not provide import as placeholder modules."""
     module = types.ModuleType(name)
+    module.__path__ = []
     for key, value in attrs.items():
         setattr(module, key, value)
     return module
