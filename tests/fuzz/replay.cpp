@@ -1,5 +1,6 @@
 // Feeds every file under the given folders to a fuzz target, without
-// libFuzzer: the committed corpus replayed as a regression test.
+// libFuzzer: the committed corpus replayed as a regression test. A folder
+// that holds no input is an error (exit 2): a replay of nothing proves nothing.
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -19,9 +20,20 @@ int main(int argc, char** argv) {
       std::cerr << "replay: " << argv[i] << ": not a folder\n";
       return 2;
     }
+    std::size_t before = files.size();
     for (const auto& entry : fs::recursive_directory_iterator(argv[i])) {
       if (entry.is_regular_file()) files.push_back(entry.path());
     }
+    // A seed pattern that stops matching would leave the replay testing nothing.
+    if (files.size() == before) {
+      std::cerr << "replay: " << argv[i] << ": no inputs (does its seed pattern in tests/fuzz/CMakeLists.txt "
+                   "still match?)\n";
+      return 2;
+    }
+  }
+  if (files.empty()) {
+    std::cerr << "replay: no folders of inputs given\n";
+    return 2;
   }
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
