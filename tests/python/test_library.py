@@ -415,3 +415,90 @@ def test_a_launch_that_fails_is_its_configurations_own_located_error(tuned_libra
     assert error["message"].startswith("CONFIGS['broken'].launch for sm_90: StandInError: "
                                        "torch.cumsum() needs real data")
     assert not (tmp_path / "out" / "broken.tileirbc").exists()
+
+
+# A library that tunes once per process and keys its cache on the device
+# name (as TileGym's does): the first architecture's answer would serve the
+# others if they shared the process.
+TUNED = {
+    "tunelib/__init__.py": "",
+    "tunelib/ops.py": """\
+        import cuda.tile as ct
+        import torch
+
+        DEVICE = torch.cuda.get_device_name()  # asked once, at import
+        _CACHE = {}
+
+
+        @ct.kernel
+        def copy(x, y, TILE: ct.Constant[int]):
+            ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)))
+
+
+        def launch_copy(x, y):
+            tile = _CACHE.setdefault("tile", 1024 if torch.cuda.get_device_capability()[0] >= 10 else 256)
+            name = torch.cuda.get_device_name()
+            assert name == DEVICE, f"asked {DEVICE} at import, {name} at launch"
+            ct.launch(torch.cuda.current_stream(), (x.shape[0] // tile,), copy, (x, y, tile))
+        """,
+}
+TUNED_CONFIG = """\
+    from tileperf_dump import Config
+    from tunelib.ops import launch_copy
+
+
+    def launch(torch):
+        x = torch.empty(1 << 20, dtype=torch.float16)
+        launch_copy(x, torch.empty_like(x))
+
+
+    CONFIGS = {"copy": Config(launch=launch)}
+    """
+
+
+def test_no_architecture_sees_what_the_library_cached_for_another(tmp_path, forget):
+    """Each architecture's export imports the library anew in a process of its
+    own: a tuning cache filled on the first architecture's launch, a device
+    name asked at import, answer for that architecture alone."""
+    for name, text in TUNED.items():
+        write(tmp_path / name, text)
+    config = write(tmp_path / "gate" / "copy_gate.py", TUNED_CONFIG)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = load_kernel_module(config, ["torch"], ["tunelib"])
+        dump_config(module, "copy", tmp_path / "out", "13.4", ["sm_120", "sm_100", "sm_90"])
+        _the_guard_in_one_process(module)
+    finally:
+        sys.path.remove(str(tmp_path))
+    record = json.loads((tmp_path / "out" / "copy.tileirbc.json").read_text())
+    grids = {a: e.get("problem", record.get("problem"))["grid"][0] for a, e in record["archs"].items()}
+    assert not any("problem_error" in e for e in record["archs"].values()), record["archs"]
+    assert grids == {"sm_120": 1024, "sm_100": 1024, "sm_90": 4096}
+
+
+def _the_guard_in_one_process(module):
+    # In one process the cache would carry sm_120's tile to sm_90: a library
+    # imported for one architecture is refused a launch for another.
+    module = reload_for(module, arch("sm_120"))
+    first = capture_launch(module.CONFIGS["copy"].launch, arch("sm_120"), module.__tileperf_imports__,
+                           torch=module.__tileperf_torch__)
+    assert first.constants["TILE"] == 1024 and sys.modules["tunelib.ops"]._CACHE == {"tile": 1024}
+    with pytest.raises(LaunchError, match="imported for sm_120, not sm_90: each architecture's "
+                                          "launches run in a process of its own"):
+        capture_launch(module.CONFIGS["copy"].launch, arch("sm_90"), module.__tileperf_imports__,
+                       torch=module.__tileperf_torch__)
+
+
+def test_the_stand_in_names_each_architectures_gpu():
+    from tileperf_dump.loading import standin_torch
+    names = {a: standin_torch(arch(a)).cuda.get_device_name() for a in ("sm_90", "sm_100", "sm_120")}
+    assert names == {"sm_90": "NVIDIA H200 SXM", "sm_100": "NVIDIA B200",
+                     "sm_120": "NVIDIA RTX PRO 6000 Blackwell"}
+    assert standin_torch(arch("sm_100")).cuda.get_device_capability() == (10, 0)
+
+
+def test_tune_may_answer_per_architecture(library):
+    from tileperf_dump.launch import accepts
+    per_arch = lambda cfg, target: cfg == (128 if target.name == "sm_90" else 256)  # noqa: E731
+    assert accepts(per_arch, 128, arch("sm_90")) and not accepts(per_arch, 128, arch("sm_120"))
+    assert accepts(lambda cfg: cfg == 1, 1, arch("sm_90"))
