@@ -28,6 +28,15 @@ def test_tensors_know_shape_strides_dtype_and_bytes():
     assert StandInTorch(multiprocessors=188).cuda.get_device_properties(0).multi_processor_count == 188
 
 
+def test_new_tensors_and_unsqueeze_keep_dtype_and_shape():
+    torch = StandInTorch()
+    x = torch.empty(8, 16, dtype=torch.bfloat16)
+    assert x.new_empty(1).shape == (1,) and x.new_empty(1).dtype.name == "bfloat16"
+    assert x.new_zeros((4, 2), dtype=torch.float32).dtype.name == "float32"
+    assert x.unsqueeze(0).shape == (1, 8, 16) and x.unsqueeze(-1).shape == (8, 16, 1)
+    assert x.t().unsqueeze(1).stride() == (1, 128, 16)
+
+
 def test_launch_arrays_count_each_allocation_once():
     torch = StandInTorch()
     a = torch.empty(1024, dtype=torch.float32)
