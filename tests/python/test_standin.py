@@ -85,3 +85,18 @@ def test_a_case_the_stand_in_cannot_run_is_recorded_and_a_declared_floor_wins():
     assert declared["bytes"] == 4096 and "launch_error" not in declared
     # The kernel's arguments were not recorded, and the record says why.
     assert "torch.linalg.svd() needs real data" in declared["args_error"]
+
+
+def test_views_that_launch_code_takes():
+    torch = StandInTorch()
+    x = torch.empty(1, 2048, 128, dtype=torch.bfloat16)
+    assert x.squeeze(0).shape == (2048, 128) and x.squeeze(0).stride() == (128, 1)
+    assert x.squeeze().shape == (2048, 128) and x.squeeze(1).shape == (1, 2048, 128)
+    y = x.squeeze(0).unsqueeze(1)
+    assert y.shape == (2048, 1, 128) and y.stride() == (128, 128, 1)
+    assert x.flatten(0, 1).shape == (2048, 128)
+    e = torch.empty(4, 1, dtype=torch.float32).expand(4, 8)
+    assert e.shape == (4, 8) and e.stride() == (1, 0) and e.storage_elements == 4
+    assert x.new_empty((3, 4)).shape == (3, 4) and x.new_zeros(5).dtype == torch.bfloat16
+    s = torch.empty_strided((4, 8), (16, 1), dtype=torch.float16)
+    assert s.stride() == (16, 1) and s.storage_elements == 3 * 16 + 8

@@ -229,6 +229,51 @@ class Tensor:
 
     new_zeros = new_ones = new_empty
 
+    def squeeze(self, dim=None) -> "Tensor":
+        if dim is None:
+            keep = [i for i, n in enumerate(self.shape) if n != 1]
+        else:
+            dims = {d % max(self.dim(), 1) for d in ((dim,) if isinstance(dim, int) else dim)}
+            keep = [i for i, n in enumerate(self.shape) if i not in dims or n != 1]
+        return Tensor([self.shape[i] for i in keep], self.dtype, [self._strides[i] for i in keep],
+                      self, self.device)
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        dim = dim % (self.dim() + 1)
+        inner = self._strides[dim] * self.shape[dim] if dim < self.dim() else 1
+        return Tensor(self.shape[:dim] + (1,) + self.shape[dim:], self.dtype,
+                      self._strides[:dim] + (inner,) + self._strides[dim:], self, self.device)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        start, end = start_dim % max(self.dim(), 1), end_dim % max(self.dim(), 1)
+        return self.reshape(*self.shape[:start], math.prod(self.shape[start:end + 1]), *self.shape[end + 1:])
+
+    def expand(self, *shape) -> "Tensor":
+        shape = _shape_of(shape) if not (len(shape) == 1 and isinstance(shape[0], (tuple, list))) \
+            else tuple(shape[0])
+        lead = len(shape) - self.dim()
+        sizes = [n if n != -1 else self.shape[i - lead] for i, n in enumerate(shape)]
+        strides = [0 if i < lead or (self.shape[i - lead] == 1 and sizes[i] != 1) else self._strides[i - lead]
+                   for i in range(len(sizes))]
+        return Tensor(sizes, self.dtype, strides, self, self.device)
+
+    def expand_as(self, other: "Tensor") -> "Tensor":
+        return self.expand(*other.shape)
+
+    def view_as(self, other: "Tensor") -> "Tensor":
+        return self.reshape(*other.shape)
+
+    def new_empty(self, size, *args, dtype=None, **kwargs) -> "Tensor":
+        return self._like(shape=_shape_of((size,) if isinstance(size, int) else tuple(size)), dtype=dtype)
+
+    new_zeros = new_ones = new_empty
+
+    def new_full(self, size, value, dtype=None, **kwargs) -> "Tensor":
+        return self.new_empty(size, dtype=dtype)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        return self.to(other.dtype)
+
     def transpose(self, a: int, b: int) -> "Tensor":
         order = list(range(self.dim()))
         order[a], order[b] = order[b], order[a]
@@ -421,6 +466,14 @@ def _tensor(data, dtype=None, device="cuda", **kwargs) -> Tensor:
     return Tensor(shape, dtype or _dtype("float32" if floating else "int64"), device=str(device))
 
 
+def _empty_strided(size, stride, dtype=None, device="cuda", **kwargs) -> Tensor:
+    """``torch.empty_strided``: the allocation spans the furthest element."""
+    size, stride = _shape_of(tuple(size)), tuple(stride)
+    span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    base = Tensor((span,), dtype or _dtype("float32"), device=str(device))
+    return Tensor(size, base.dtype, stride, base, base.device)
+
+
 def _cat(tensors, dim=0, **kwargs) -> Tensor:
     tensors = [t for t in tensors if isinstance(t, Tensor)]
     if not tensors:
@@ -469,6 +522,7 @@ class StandInTorch(types.ModuleType):
         self.amax = self.amin = self.sum = Tensor.sum
         self.manual_seed = lambda *a, **k: None
         self.tensor = self.as_tensor = _tensor
+        self.empty_strided = _empty_strided
         self.cat = self.concat = _cat
         self.stack = _stack
         self.numel = Tensor.numel
