@@ -100,3 +100,10 @@ def test_views_that_launch_code_takes():
     assert x.new_empty((3, 4)).shape == (3, 4) and x.new_zeros(5).dtype == torch.bfloat16
     s = torch.empty_strided((4, 8), (16, 1), dtype=torch.float16)
     assert s.stride() == (16, 1) and s.storage_elements == 3 * 16 + 8
+
+
+def test_padding_gives_the_padded_shape():
+    torch = StandInTorch()
+    x = torch.empty(1, 2048, 125, dtype=torch.bfloat16)
+    assert torch.nn.functional.pad(x, (3, 0)).shape == (1, 2048, 128)
+    assert torch.nn.functional.pad(x, (0, 0, 1, 1)).shape == (1, 2050, 125)

@@ -308,6 +308,14 @@ class _Library:
         return _register(*args, **kwargs)
 
 
+def _pad(x: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
+    """``torch.nn.functional.pad``: the padded shape (pairs from the last dimension)."""
+    shape = list(x.shape)
+    for i in range(len(pad) // 2):
+        shape[-1 - i] += pad[2 * i] + pad[2 * i + 1]
+    return x._like(shape=shape)
+
+
 def _module(name: str, **attrs) -> types.ModuleType:
     """A module of the stand-in, a package: its modules that the stand-in
     does not provide import as placeholder modules."""
@@ -336,6 +344,7 @@ def torch_modules(torch: types.ModuleType, part: str, capability: tuple[int, int
                                            FunctionCtx=FunctionCtx,
                                            once_differentiable=_once_differentiable),
         "torch.nn": _module("torch.nn", Module=Module, Parameter=Parameter),
+        "torch.nn.functional": _module("torch.nn.functional", pad=_pad),
         "torch.library": _module("torch.library", custom_op=_custom_op, register_fake=_register,
                                  impl_abstract=_register, impl=_register, define=_register,
                                  register_kernel=_register, register_autograd=_register,
@@ -348,6 +357,7 @@ def torch_modules(torch: types.ModuleType, part: str, capability: tuple[int, int
                                  allow_in_graph=_decorator, mark_dynamic=lambda *a, **k: None),
     }
     modules["torch.autograd"].function = modules["torch.autograd.function"]
+    modules["torch.nn"].functional = modules["torch.nn.functional"]
     attrs = {
         "__version__": version, "__path__": [], "device": Device, "Size": Size, "Tensor": Tensor,
         "dtype": DType, "no_grad": _Nothing, "inference_mode": _Nothing, "enable_grad": _Nothing,
