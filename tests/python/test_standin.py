@@ -98,6 +98,7 @@ def test_views_that_launch_code_takes():
     e = torch.empty(4, 1, dtype=torch.float32).expand(4, 8)
     assert e.shape == (4, 8) and e.stride() == (1, 0) and e.storage_elements == 4
     assert x.new_empty((3, 4)).shape == (3, 4) and x.new_zeros(5).dtype == torch.bfloat16
+    assert x.new_empty(2, 3, 4, dtype=torch.float32).shape == (2, 3, 4)  # sizes as arguments
     s = torch.empty_strided((4, 8), (16, 1), dtype=torch.float16)
     assert s.stride() == (16, 1) and s.storage_elements == 3 * 16 + 8
 

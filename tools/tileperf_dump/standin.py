@@ -263,8 +263,8 @@ class Tensor:
     def view_as(self, other: "Tensor") -> "Tensor":
         return self.reshape(*other.shape)
 
-    def new_empty(self, size, *args, dtype=None, **kwargs) -> "Tensor":
-        return self._like(shape=_shape_of((size,) if isinstance(size, int) else tuple(size)), dtype=dtype)
+    def new_empty(self, *size, dtype=None, **kwargs) -> "Tensor":
+        return self._like(shape=_shape_of(size), dtype=dtype)  # sizes, or one tuple of them
 
     new_zeros = new_ones = new_empty
 
