@@ -108,3 +108,11 @@ def test_padding_gives_the_padded_shape():
     x = torch.empty(1, 2048, 125, dtype=torch.bfloat16)
     assert torch.nn.functional.pad(x, (3, 0)).shape == (1, 2048, 128)
     assert torch.nn.functional.pad(x, (0, 0, 1, 1)).shape == (1, 2050, 125)
+
+
+def test_reductions_and_in_place_fills_after_a_launch():
+    torch = StandInTorch()
+    lse = torch.empty(8192, 32, dtype=torch.float32)
+    assert torch.logsumexp(lse, dim=1).shape == (8192,) and lse.logsumexp(1, keepdim=True).shape == (8192, 1)
+    losses = torch.empty(8192, dtype=torch.float32)
+    assert losses.masked_fill_(torch.empty(8192, dtype=torch.bool), 0) is losses
