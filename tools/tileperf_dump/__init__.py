@@ -41,7 +41,7 @@ _EXPORTS = {
     # what kernel files use
     "Case": "config", "Config": "config", "Problem": "config", "Target": "config",
     "cdiv": "config", "override": "config", "array": "constraints", "jit_assumptions": "constraints",
-    "torch_dtype": "constraints",
+    "torch_dtype": "constraints", "inventory_configs": "workloads",
     # the dump machinery's entry points
     "load_kernel_module": "loading", "get_config": "loading",
     "dump_config": "export", "ConfigError": "export", "preload": "export",
