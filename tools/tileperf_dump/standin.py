@@ -218,17 +218,6 @@ class Tensor:
             raise StandInError(f"reshape of {self.shape} to {tuple(shape)}")
         return Tensor(shape, self.dtype, base=self, device=self.device)
 
-    def unsqueeze(self, dim: int) -> "Tensor":
-        at = dim % (self.dim() + 1)  # a dimension of 1 with the stride of what follows it
-        step = self.shape[at] * self._strides[at] if at < self.dim() else 1
-        return Tensor(self.shape[:at] + (1,) + self.shape[at:], self.dtype,
-                      self._strides[:at] + (step,) + self._strides[at:], self, self.device)
-
-    def new_empty(self, *size, dtype=None, **kwargs) -> "Tensor":
-        return Tensor(_shape_of(size), dtype or self.dtype, device=self.device)
-
-    new_zeros = new_ones = new_empty
-
     def squeeze(self, dim=None) -> "Tensor":
         if dim is None:
             keep = [i for i, n in enumerate(self.shape) if n != 1]
