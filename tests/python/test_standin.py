@@ -35,6 +35,8 @@ def test_new_tensors_and_unsqueeze_keep_dtype_and_shape():
     assert x.new_zeros((4, 2), dtype=torch.float32).dtype.name == "float32"
     assert x.unsqueeze(0).shape == (1, 8, 16) and x.unsqueeze(-1).shape == (8, 16, 1)
     assert x.t().unsqueeze(1).stride() == (1, 128, 16)
+    assert torch.sort(x, dim=-1, descending=True).values.shape == (8, 16)
+    assert x.sort().indices.dtype.name == "int64"
 
 
 def test_launch_arrays_count_each_allocation_once():

@@ -338,6 +338,10 @@ class Tensor:
 
     min = max
 
+    def sort(self, dim=-1, descending=False, **kwargs):
+        """Values and indices of the same shape (the order is data, the shapes are not)."""
+        return types.SimpleNamespace(values=self._like(), indices=self._like(dtype=_dtype("int64")))
+
     def diff(self, dim=-1):
         shape = list(self.shape)
         shape[dim] = max(shape[dim] - 1, 0)
@@ -514,6 +518,7 @@ class StandInTorch(types.ModuleType):
         self.empty_strided = _empty_strided
         self.cat = self.concat = _cat
         self.stack = _stack
+        self.sort = Tensor.sort
         self.numel = Tensor.numel
         from tileperf_dump.torch_surface import torch_modules
         self.modules = torch_modules(self, part, capability, multiprocessors)
