@@ -37,6 +37,7 @@ def test_new_tensors_and_unsqueeze_keep_dtype_and_shape():
     assert x.t().unsqueeze(1).stride() == (1, 128, 16)
     assert torch.sort(x, dim=-1, descending=True).values.shape == (8, 16)
     assert x.sort().indices.dtype.name == "int64"
+    x[:, -1] = 0  # assigning to a part keeps nothing
 
 
 def test_launch_arrays_count_each_allocation_once():

@@ -363,6 +363,9 @@ class Tensor:
     def fill_(self, *args):
         return self
 
+    def __setitem__(self, index, value) -> None:
+        self[index]  # an assignment to a part: its index must make a view, no values are kept
+
     zero_ = normal_ = uniform_ = masked_fill_ = fill_
 
     def __repr__(self) -> str:
