@@ -104,6 +104,10 @@ def test_views_that_launch_code_takes():
     assert x.new_empty(2, 3, 4, dtype=torch.float32).shape == (2, 3, 4)  # sizes as arguments
     s = torch.empty_strided((4, 8), (16, 1), dtype=torch.float16)
     assert s.stride() == (16, 1) and s.storage_elements == 3 * 16 + 8
+    n = torch.empty(64, 24, dtype=torch.float32).narrow(1, 8, 16)
+    assert n.shape == (64, 16) and n.stride() == (24, 1)
+    r = torch.empty(1, 8, 4096, 128, dtype=torch.float16).repeat_interleave(4, dim=1)
+    assert r.shape == (1, 32, 4096, 128) and r.is_contiguous()
 
 
 def test_padding_gives_the_padded_shape():

@@ -252,6 +252,22 @@ class Tensor:
     def view_as(self, other: "Tensor") -> "Tensor":
         return self.reshape(*other.shape)
 
+    def narrow(self, dim: int, start: int, length: int) -> "Tensor":
+        """A view of ``length`` elements of ``dim`` (the strides kept)."""
+        index = [slice(None)] * self.dim()
+        index[dim] = slice(start, start + length)
+        return self[tuple(index)]
+
+    def repeat_interleave(self, repeats: int, dim: int | None = None, **kwargs) -> "Tensor":
+        """A new tensor, each element ``repeats`` times along ``dim`` (flattened when None)."""
+        if not isinstance(repeats, int):
+            raise StandInError("repeat_interleave with a tensor of repeats needs real data")
+        if dim is None:
+            return self._like(shape=(self.numel() * repeats,))
+        shape = list(self.shape)
+        shape[dim] *= repeats
+        return self._like(shape=shape)
+
     def new_empty(self, *size, dtype=None, **kwargs) -> "Tensor":
         return self._like(shape=_shape_of(size), dtype=dtype)  # sizes, or one tuple of them
 
