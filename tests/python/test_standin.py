@@ -38,6 +38,7 @@ def test_new_tensors_and_unsqueeze_keep_dtype_and_shape():
     assert torch.sort(x, dim=-1, descending=True).values.shape == (8, 16)
     assert x.sort().indices.dtype.name == "int64"
     x[:, -1] = 0  # assigning to a part keeps nothing
+    assert not x.is_complex() and x.is_floating_point() and torch.is_complex(torch.empty(2, dtype=torch.complex64))
 
 
 def test_launch_arrays_count_each_allocation_once():

@@ -26,6 +26,7 @@ class DType:
     def __init__(self, name: str, itemsize: int):
         self.name, self.itemsize = name, itemsize
         self.is_floating_point = name.startswith(("float", "bfloat"))
+        self.is_complex = name.startswith("complex")
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -133,6 +134,12 @@ class Tensor:
 
     def numel(self) -> int:
         return math.prod(self.shape)
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
 
     def element_size(self) -> int:
         return self.dtype.itemsize
@@ -538,6 +545,7 @@ class StandInTorch(types.ModuleType):
         self.cat = self.concat = _cat
         self.stack = _stack
         self.sort = Tensor.sort
+        self.is_complex, self.is_floating_point = Tensor.is_complex, Tensor.is_floating_point
         self.numel = Tensor.numel
         from tileperf_dump.torch_surface import torch_modules
         self.modules = torch_modules(self, part, capability, multiprocessors)
