@@ -1,65 +1,112 @@
-"""FlashInfer's cuTile BF16 fused mixture of experts: the grouped GEMM, the gated activation and the combine, declared by hand.
+"""FlashInfer's cuTile BF16 fused mixture of experts (routing permutation, grouped GEMMs, gated and plain activations, combine, and their 64-bit twins), launched by FlashInfer's own host code.
 
-FlashInfer's launchers of these kernels (run_moe, launch_activation) size
-their tiles with flashinfer.utils, whose import compares torch versions and
-loads the JIT: without torch it is a placeholder, so the launches are
-declared here from the kernels' signatures and FlashInfer's own helpers of
-flashinfer.fused_moe (the routing space, the activation's identity).
+Each configuration runs FlashInfer's pipeline `run_moe` (or, for the first
+GEMM, which the pipeline launches before the second, the routing `_permute`
+and `_grouped_gemm` it is made of; `launch_activation` for an activation
+that is not gated) on stand-in tensors of a real model's MoE
+layer, with the workspace of `allocate_workspace` and FlashInfer's default
+BF16 tactic for the architecture; `launch_kernel=` picks the kernel it gates
+among the pipeline's launches. The `*_i64` twins are the launchers' own
+choice for tensors past 2^31 elements. Loops whose counts the kernels read
+from memory (the padded routing rows, each expert's blocks) are declared for
+balanced routing, as FlashInfer's tuner feeds the pipeline.
 """
-import cuda.tile as ct
-from cuda.tile.compilation import ScalarConstraint
-from flashinfer.fused_moe import api, utils
+from flashinfer.fused_moe import api
 from flashinfer.fused_moe.cutile import activation, moe
 
-from tileperf_dump import Config, Problem, array, cdiv
+from tileperf_dump import Config, Problem, cdiv
 
-# Qwen3-30B-A3B: 128 experts, 8 per token, hidden 2048, expert width 768.
-TOKENS, HIDDEN, INTERMEDIATE, EXPERTS, TOP_K = 1024, 2048, 768, 128, 8
-ASSIGNMENTS = TOKENS * TOP_K
-BLOCK = 64
-# SwiGLU with FlashInfer's default alpha and beta, unclamped (its default
-# limit, float32's largest value, reaches the kernel as 0.0).
-SWIGLU = (int(api.ActivationType.Swiglu), float(api.DEFAULT_SWIGLU_ALPHA),
-          float(api.DEFAULT_SWIGLU_BETA), 0.0)
-I32 = ScalarConstraint(ct.int32)
+# experts, top-k, hidden, intermediate (each of the gated pair)
+MIXTRAL = (8, 2, 4096, 14336)        # Mixtral-8x7B
+DEEPSEEK_V3 = (256, 8, 7168, 2048)   # DeepSeek-V3 (routed experts)
+QWEN3_30B = (128, 8, 2048, 768)      # Qwen3-30B-A3B
+# FlashInfer's default tactic of the cuTile BF16 runner (tile_n, tile_k,
+# occupancy) by major capability; sm_100, which it does not list, takes sm_90's.
+TACTIC = {9: (128, 64, 1), 10: (128, 64, 1), 12: (128, 32, 4)}
 
 
-def grouped_gemm(rows_in, k, n, tile_n, tile_k, occupancy, gated_output):
-    """One of run_moe's grouped GEMMs: rows gathered by expert, TILE_M = the
-    routing block; the grid as run_moe's _grouped_gemm computes it."""
-    padded = utils._cutile_max_permuted_rows(ASSIGNMENTS, EXPERTS, BLOCK)
-    grid_m = max(1, min(cdiv(padded, BLOCK), ASSIGNMENTS))
-    params = [array(ct.bfloat16, like=(rows_in * k,)), array(ct.bfloat16, like=(rows_in, k)),
-              array(ct.bfloat16, like=(EXPERTS, n, k)), array(ct.int32, like=(padded,)),
-              array(ct.int32, like=(cdiv(padded, BLOCK),)), array(ct.int32, like=(1,)),
-              array(ct.bfloat16, like=(ASSIGNMENTS, n)), I32, I32, k, BLOCK, tile_n, tile_k,
-              0, 0.0, 0.0, 0.0, False, False]
-    problem = Problem(grid=(grid_m, cdiv(n, tile_n)),
-                      trips={"iteration": cdiv(cdiv(padded, BLOCK), grid_m)})
-    return Config(moe._grouped_gemm_bf16.replace_hints(occupancy=occupancy), params, problem=problem)
+def run(model, tokens, block, sorted_io=False, gemm1=False):
+    """run_moe with SwiGLU, FlashInfer's default activation; with `gemm1`,
+    the routing and the first grouped GEMM only. `block` and `sorted_io` are
+    the runner's: its routing block for the rows per expert, and the sorted
+    GEMM I/O it takes from 32768 assignments of experts 1024 wide or more."""
+    experts, top_k, hidden, inter = model
+
+    def launch(torch):
+        bf16 = torch.bfloat16
+        x = torch.empty(tokens, hidden, dtype=bf16)
+        ids = torch.empty(tokens, top_k, dtype=torch.int32)
+        w1 = torch.empty(experts, hidden, 2 * inter, dtype=bf16)
+        w2 = torch.empty(experts, inter, hidden, dtype=bf16)
+        ws = moe.allocate_workspace(num_tokens=tokens, hidden_size=hidden, intermediate_size=inter,
+                                    num_experts=experts, top_k=top_k, is_gated=True,
+                                    block_sizes=(block,), device=x.device, sorted_io=sorted_io)
+        tactic = moe.GemmConfig(*TACTIC[torch.cuda.get_device_capability()[0]])
+        if gemm1:
+            moe._grouped_gemm(x, w1, *moe._permute(ids, experts, block, ws), ws.gemm1_out,
+                              top_k=top_k, block_size=block, config=tactic)
+        else:
+            moe.run_moe(x, ids, torch.empty(tokens, top_k, dtype=torch.float32), w1, w2,
+                        torch.empty(tokens, hidden, dtype=bf16), ws, activation=api.SwiGLU(),
+                        block_size=block, gemm1_config=tactic, gemm2_config=tactic,
+                        sorted_io=sorted_io)
+    return launch
 
 
-def gated_activation(tile_i):
-    params = [array(ct.bfloat16, like=(ASSIGNMENTS, 2 * INTERMEDIATE)),
-              array(ct.bfloat16, like=(ASSIGNMENTS, INTERMEDIATE)), *SWIGLU, INTERMEDIATE, tile_i,
-              cdiv(INTERMEDIATE, tile_i)]
-    return Config(activation._gated_activation, params,
-                  problem=Problem(grid=(ASSIGNMENTS, cdiv(INTERMEDIATE, tile_i))))
+def stage(kernel, model, tokens, block, sorted_io=False, gemm1=False):
+    """One kernel of the pipeline. Its loops whose counts come from memory
+    are those of balanced routing (tokens spread evenly over the experts, as
+    FlashInfer's tuner routes them): each expert's blocks of the padded rows
+    (`index`), and each grouped-GEMM program's share of the live blocks
+    (`iteration`)."""
+    experts, top_k = model[:2]
+    blocks = cdiv(cdiv(tokens * top_k, experts), block)
+    name = kernel._pyfunc.__name__
+    problem = None
+    if name == "_permute_block_expert":
+        problem = Problem(trips={"index": blocks})
+    elif name.startswith("_grouped_gemm"):
+        def problem(t):
+            return Problem(trips={"iteration": cdiv(experts * blocks, t.launch.grid[0])})
+    return Config(launch=run(model, tokens, block, sorted_io, gemm1), launch_kernel=kernel,
+                  problem=problem)
 
 
-def combine(tile_h):
-    params = [array(ct.bfloat16, like=(ASSIGNMENTS * HIDDEN,)), array(ct.float32, like=(ASSIGNMENTS,)),
-              array(ct.bfloat16, like=(TOKENS * HIDDEN,)), I32, HIDDEN, tile_h]
-    return Config(moe._combine, params, problem=Problem(grid=(TOKENS, cdiv(HIDDEN, tile_h)),
-                                                        trips={"expert_slot": TOP_K}))
+def plain(rows, inter):
+    """An activation that is not gated (ReLU^2) through launch_activation:
+    FlashInfer's pipelines fuse those into their first GEMM, so this
+    launcher alone reaches the kernel."""
+    def launch(torch):
+        x = torch.empty(rows, inter, dtype=torch.bfloat16)
+        activation.launch_activation(x, torch.empty(rows, inter, dtype=torch.bfloat16), api.ReLU2())
+    return Config(launch=launch)
 
 
 CONFIGS = {
-    # GEMM1: hidden 2048 -> 2 x 768 (gate and up), GEMM2: 768 -> 2048.
-    "grouped_gemm1_qwen3_30b": grouped_gemm(TOKENS, HIDDEN, 2 * INTERMEDIATE, 128, 64, 1, True),
-    "grouped_gemm2_qwen3_30b": grouped_gemm(ASSIGNMENTS, INTERMEDIATE, HIDDEN, 128, 64, 2, False),
-    # launch_activation's tile: the next power of two of 768, at most 1024.
-    "swiglu_qwen3_30b": gated_activation(1024),
-    # _combine_tile_h for 1024 tokens: at most 1024 wide.
-    "combine_qwen3_30b": combine(1024),
+    # Mixtral-8x7B prefill, 4096 tokens: 1024 rows per expert, 128-row blocks.
+    "permute_chunk_rank_mixtral_t4096": stage(moe._permute_chunk_rank, MIXTRAL, 4096, 128),
+    "permute_scan_mixtral_t4096": stage(moe._permute_scan, MIXTRAL, 4096, 128),
+    "permute_scatter_mixtral_t4096": stage(moe._permute_scatter, MIXTRAL, 4096, 128),
+    "permute_block_expert_mixtral_t4096": stage(moe._permute_block_expert, MIXTRAL, 4096, 128),
+    "grouped_gemm1_mixtral_t4096": stage(moe._grouped_gemm_bf16, MIXTRAL, 4096, 128, gemm1=True),
+    "swiglu_mixtral_t4096": stage(activation._gated_activation, MIXTRAL, 4096, 128),
+    "grouped_gemm2_mixtral_t4096": stage(moe._grouped_gemm_bf16, MIXTRAL, 4096, 128),
+    "combine_mixtral_t4096": stage(moe._combine, MIXTRAL, 4096, 128),
+    # DeepSeek-V3 prefill, 4096 tokens (128 rows per expert, sorted GEMM I/O):
+    # 256 experts make the routing scan three kernels, and expert weights of
+    # 3.8G elements take the 64-bit grouped GEMM.
+    "permute_scan_partials_deepseek_v3_t4096": stage(moe._permute_scan_partials, DEEPSEEK_V3, 4096, 64, True),
+    "permute_scan_combine_deepseek_v3_t4096": stage(moe._permute_scan_combine, DEEPSEEK_V3, 4096, 64, True),
+    "permute_scan_bases_deepseek_v3_t4096": stage(moe._permute_scan_bases, DEEPSEEK_V3, 4096, 64, True),
+    "grouped_gemm2_i64_deepseek_v3_t4096": stage(moe._grouped_gemm_bf16_i64, DEEPSEEK_V3, 4096, 64, True),
+    # DeepSeek-V3, 65536 tokens: activations and expert outputs past 2^31
+    # elements take the 64-bit activation and combine.
+    "swiglu_i64_deepseek_v3_t65536": stage(activation._gated_activation_i64, DEEPSEEK_V3, 65536, 128, True),
+    "combine_i64_deepseek_v3_t65536": stage(moe._combine_i64, DEEPSEEK_V3, 65536, 128, True),
+    # Qwen3-30B-A3B decode, 3 tokens (24 assignments): routing in one program.
+    "permute_small_qwen3_30b_t3": stage(moe._permute_small, QWEN3_30B, 3, 32),
+    # Nemotron-3-Nano-30B-A3B's ReLU^2 experts (1856 wide, 6 of 128 per
+    # token): 4096 tokens, and 262144 (2.9G elements, the 64-bit kernel).
+    "relu2_nemotron3_nano_t4096": plain(4096 * 6, 1856),
+    "relu2_i64_nemotron3_nano_t262144": plain(262144 * 6, 1856),
 }
