@@ -38,6 +38,12 @@ def test_new_tensors_and_unsqueeze_keep_dtype_and_shape():
     assert torch.sort(x, dim=-1, descending=True).values.shape == (8, 16)
     assert x.sort().indices.dtype.name == "int64"
     x[:, -1] = 0  # assigning to a part keeps nothing
+    mask = (x < 1.0) & (torch.empty(16) > 0)
+    assert mask.shape == (8, 16) and mask.dtype.name == "bool"
+    with pytest.raises(StandInError, match="truth value of a mask"):
+        assert x.max() < 16
+    assert torch.exp(x.clamp(min=1.0)).dtype.name == "bfloat16" and torch.clamp(x, max=2.0).shape == (8, 16)
+    assert torch.gather(x, -1, torch.empty(8, 1, dtype=torch.int64)).shape == (8, 1)
     assert not x.is_complex() and x.is_floating_point() and torch.is_complex(torch.empty(2, dtype=torch.complex64))
 
 

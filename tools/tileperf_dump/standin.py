@@ -331,6 +331,29 @@ class Tensor:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _binary
     __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __floordiv__ = __mod__ = _binary
 
+    def _compared(self, other) -> "Tensor":
+        return self._binary(other).to(_dtype("bool"))  # a mask: its values are data
+
+    __lt__ = __le__ = __gt__ = __ge__ = __and__ = __or__ = __xor__ = _compared
+
+    def __bool__(self) -> bool:
+        if self.dtype.name == "bool":
+            raise StandInError("the truth value of a mask needs real data")
+        return len(self) != 0
+
+    def exp(self):
+        return self._like()
+
+    log = sigmoid = tanh = exp
+
+    def clamp(self, min=None, max=None):
+        return self._like()
+
+    clamp_min = clamp_max = clamp
+
+    def gather(self, dim, index) -> "Tensor":
+        return Tensor(index.shape, self.dtype, device=self.device)
+
     def __neg__(self):
         return self._like()
 
@@ -545,6 +568,8 @@ class StandInTorch(types.ModuleType):
         self.cat = self.concat = _cat
         self.stack = _stack
         self.sort = Tensor.sort
+        self.exp, self.log, self.sigmoid, self.tanh = Tensor.exp, Tensor.log, Tensor.sigmoid, Tensor.tanh
+        self.clamp, self.gather = Tensor.clamp, Tensor.gather
         self.is_complex, self.is_floating_point = Tensor.is_complex, Tensor.is_floating_point
         self.numel = Tensor.numel
         from tileperf_dump.torch_surface import torch_modules
