@@ -1,4 +1,4 @@
-"""TileGym's cuTile ports of Liger's loss kernels (cross-entropy, JSD, KL divergence, TV distance, GRPO), launched by the suite's own ops and host functions over real vocabularies.
+"""TileGym's cuTile ports of Liger's loss kernels (cross-entropy, JSD, KL divergence, TV distance, GRPO and GSPO), launched by the suite's own ops and host functions over real vocabularies.
 
 Forward kernels are launched by the suite's registered ops or their forward
 host functions, backward kernels by the host functions the suite's backward
@@ -70,6 +70,23 @@ def grpo(batch, completion, vocab, backward=False):
     return first(launch, grpo_loss._grpo_loss_bwd_ct if backward else grpo_loss._grpo_loss_fwd_ct)
 
 
+def gspo(batch, completion, vocab, backward=False):
+    # Sequence-level importance sampling (GSPO): the weights per sequence are computed by torch.
+    def launch(torch):
+        logits = torch.empty(batch, completion + 1, vocab, dtype=torch.bfloat16)
+        ids = torch.empty(batch, completion, dtype=torch.int64)
+        old_logp = torch.empty(batch, completion, dtype=torch.float32)
+        advantages = torch.empty(batch, dtype=torch.float32)
+        mask = torch.empty(batch, completion, dtype=torch.int32)
+        _, lse, _, _, coef_1, seq_lens = grpo_loss._grpo_loss_forward_seq_ct(
+            logits, old_logp, None, ids, advantages, mask, 0.9, 0.0, 0.2, 0.2, 0.0, 0, None, completion)
+        if backward:
+            grpo_loss._grpo_loss_backward_seq_ct(
+                torch.empty(batch, completion, dtype=torch.float32), logits, None, ids, advantages, mask,
+                lse, coef_1, seq_lens, 0.9, 0.0, 0.2, 0.2, 0.0, 0, False, None)
+    return first(launch, grpo_loss._grpo_loss_bwd_seq_ct if backward else grpo_loss._grpo_loss_fwd_seq_ct)
+
+
 CONFIGS = {
     # Llama-3-8B's vocabulary 128256.
     "cross_entropy_4096x128256": ce(128256),
@@ -86,4 +103,6 @@ CONFIGS = {
     # GRPO over 8 completions of 1024 tokens of Qwen2.5-7B (vocabulary 152064).
     "grpo_loss_fwd_b8_l1024_v152064": grpo(8, 1024, 152064),
     "grpo_loss_bwd_b8_l1024_v152064": grpo(8, 1024, 152064, backward=True),
+    "gspo_loss_fwd_b8_l1024_v152064": gspo(8, 1024, 152064),
+    "gspo_loss_bwd_b8_l1024_v152064": gspo(8, 1024, 152064, backward=True),
 }
