@@ -11,7 +11,7 @@ choice for tensors past 2^31 elements. Loops whose counts the kernels read
 from memory (the padded routing rows, each expert's blocks) are declared for
 balanced routing, as FlashInfer's tuner feeds the pipeline.
 """
-from flashinfer.fused_moe import api
+from flashinfer.fused_moe import api, runners
 from flashinfer.fused_moe.cutile import activation, moe
 
 from tileperf_dump import Config, Problem, cdiv
@@ -20,9 +20,15 @@ from tileperf_dump import Config, Problem, cdiv
 MIXTRAL = (8, 2, 4096, 14336)        # Mixtral-8x7B
 DEEPSEEK_V3 = (256, 8, 7168, 2048)   # DeepSeek-V3 (routed experts)
 QWEN3_30B = (128, 8, 2048, 768)      # Qwen3-30B-A3B
-# FlashInfer's default tactic of the cuTile BF16 runner (tile_n, tile_k,
-# occupancy) by major capability; sm_100, which it does not list, takes sm_90's.
-TACTIC = {9: (128, 64, 1), 10: (128, 64, 1), 12: (128, 32, 4)}
+
+
+def default_tactic(torch):
+    """FlashInfer's default tactic of the cuTile BF16 runner (tile_n, tile_k,
+    occupancy) for the architecture, from the runner's own table; sm_100,
+    which the runner does not list, takes sm_90's."""
+    major, minor = torch.cuda.get_device_capability()
+    table = runners._CUTILE_BF16_DEFAULT_GEMM_CONFIGS
+    return moe.GemmConfig(*table.get(major * 10 + minor, table[90]))
 
 
 def run(model, tokens, block, sorted_io=False, gemm1=False):
@@ -41,7 +47,7 @@ def run(model, tokens, block, sorted_io=False, gemm1=False):
         ws = moe.allocate_workspace(num_tokens=tokens, hidden_size=hidden, intermediate_size=inter,
                                     num_experts=experts, top_k=top_k, is_gated=True,
                                     block_sizes=(block,), device=x.device, sorted_io=sorted_io)
-        tactic = moe.GemmConfig(*TACTIC[torch.cuda.get_device_capability()[0]])
+        tactic = default_tactic(torch)
         if gemm1:
             moe._grouped_gemm(x, w1, *moe._permute(ids, experts, block, ws), ws.gemm1_out,
                               top_k=top_k, block_size=block, config=tactic)
