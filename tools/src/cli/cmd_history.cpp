@@ -3,9 +3,11 @@
 // or a signature change made, and drift (see history.h).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -77,6 +79,32 @@ std::vector<TestSeries> shown_series(const History& h, const HistoryOptions& o, 
   return out;
 }
 
+// Every --metric pattern matches a metric some baseline of the shown tests
+// holds: a name no baseline has (a typo, a metric renamed) is an error that
+// names it, with the closest name there is, not an empty history.
+void require_known_metrics(const History& h, const HistoryOptions& o) {
+  if (o.metrics.empty()) return;
+  std::regex filter = test_filter(o.test);
+  std::set<std::string> names;
+  for (const auto& t : h.tests) {
+    if (!std::regex_search(t.test, filter)) continue;
+    for (const auto& v : t.versions) {
+      for (const auto& [name, value] : v.metrics.values) names.insert(name);
+    }
+  }
+  for (const auto& pattern : o.metrics) {
+    if (std::any_of(names.begin(), names.end(), [&](const auto& n) { return glob_match(pattern, n); })) continue;
+    const std::string* best = nullptr;
+    std::size_t best_distance = std::max<std::size_t>(3, pattern.size() / 3);  // suggest only close names
+    for (const auto& n : names) {
+      std::size_t d = edit_distance(pattern, n);
+      if (d < best_distance) best = &n, best_distance = d;
+    }
+    throw UsageError(fmt::format("history: no baseline holds a metric matching --metric '{}'{}", pattern,
+                                 best ? fmt::format(", did you mean '{}'?", *best) : std::string()));
+  }
+}
+
 std::string join_revs(const std::vector<std::string>& revs) {
   std::string out;
   for (const auto& r : revs) out += (out.empty() ? "" : " ") + r;
@@ -116,6 +144,7 @@ int run_history(const Args& args) {
   if (std::none_of(h.tests.begin(), h.tests.end(), [&](const auto& t) { return std::regex_search(t.test, filter); })) {
     throw UsageError("history: no test matches --test '" + o.test + "'");
   }
+  require_known_metrics(h, o);
   HistoryView view{&h, shown_series(h, o, checks), join_revs(o.revs), o.commit_url};
   std::cout << history_text(view);
   if (!o.json.empty()) write_file_atomic(o.json, history_json(view).dump(2) + "\n");

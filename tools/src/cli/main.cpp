@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace tileperf {
 
@@ -69,21 +70,6 @@ void print_help() {
                "subcommands:\n";
   for (const auto& s : kSubcommands) fmt::print("  {:<9} {}\n", s.name, s.description);
   std::cout << "\n'tileperf <subcommand> --help' describes its options.\n" << exit_code_list();
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 const Subcommand* find_subcommand(const std::string& name) {

@@ -21,6 +21,10 @@ std::vector<std::string> split(std::string_view s, char sep);
 std::string file_name(const std::string& path);
 // `s` cut to at most `max` characters, ending in "..." when it was cut.
 std::string cut_text(std::string_view s, std::size_t max);
+
+// Levenshtein distance: the fewest insertions, deletions and substitutions
+// that turn `a` into `b` (what a "did you mean" suggestion is chosen by).
+std::size_t edit_distance(std::string_view a, std::string_view b);
 // Text safe inside an HTML element or a quoted attribute.
 std::string html_escape(std::string_view s);
 
