@@ -502,3 +502,18 @@ def test_tune_may_answer_per_architecture(library):
     per_arch = lambda cfg, target: cfg == (128 if target.name == "sm_90" else 256)  # noqa: E731
     assert accepts(per_arch, 128, arch("sm_90")) and not accepts(per_arch, 128, arch("sm_120"))
     assert accepts(lambda cfg: cfg == 1, 1, arch("sm_90"))
+
+
+def test_a_launch_of_another_kernel_names_what_was_launched(library):
+    module = load(library)
+    other = module.CONFIGS["per_arch"].kernel  # the same function: take a kernel never launched
+    import cuda.tile as ct
+
+    @ct.kernel
+    def never(x):
+        pass
+
+    with pytest.raises(LaunchError, match=r"made no ct.launch of never for sm_90 \(it launched scale\)"):
+        capture_launch(module.CONFIGS["launched"].launch, arch("sm_90"), module.__tileperf_imports__,
+                       kernel=never, torch=module.__tileperf_torch__)
+    assert other is not None

@@ -25,8 +25,7 @@ from typing import Any, Callable, Iterator, Sequence
 import cuda.tile as ct
 from cuda.tile.compilation import ListConstraint, ScalarConstraint
 
-from tileperf_dump.placeholders import (derives_from_placeholder, describe, is_placeholder,
-                                        library_imports, stand_in)
+from tileperf_dump.placeholders import describe, is_placeholder, library_imports, stand_in
 from tileperf_dump.standin import CT_NAMES, DType, StandInTorch, Tensor, launch_arrays
 
 INT32_MAX = 2**31 - 1
@@ -257,15 +256,16 @@ def capture_launch(launch: Callable[[Any], Any], target: Arch, imports=((), ()),
     with library_imports(placeholders, bare, torch.modules, importing=False), \
             stand_in("torch", torch), _recording_launches(made), _choosing_tunes(tune, target):
         result = launch(torch)
+    launched = sorted({getattr(getattr(m[1], "_pyfunc", None), "__name__", repr(m[1])) for m in made})
     if kernel is not None:
         pyfunc = getattr(kernel, "_pyfunc", kernel)
         made = [m for m in made if getattr(m[1], "_pyfunc", None) is pyfunc]
     if not made:
-        which = f" of {getattr(kernel, '__name__', kernel)}" if kernel is not None else ""
-        hint = ""
-        if is_placeholder(result) or derives_from_placeholder(result):
-            hint = (f": it returned {describe(result)}, so what it called stands for something "
-                    f"not imported here")
+        which = f" of {getattr(getattr(kernel, '_pyfunc', kernel), '__name__', kernel)}" if kernel is not None else ""
+        hint = f" (it launched {', '.join(launched)})" if launched else ""
+        if is_placeholder(result):
+            hint += (f": it returned {describe(result)}, so what it called stands for something "
+                     f"not imported here")
         raise LaunchError(f"the launch function made no ct.launch{which} for {target.name}{hint}")
     grid, k, args = made[-1]
     if not hasattr(k, "_annotated_function"):
