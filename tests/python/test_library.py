@@ -506,7 +506,6 @@ def test_tune_may_answer_per_architecture(library):
 
 def test_a_launch_of_another_kernel_names_what_was_launched(library):
     module = load(library)
-    other = module.CONFIGS["per_arch"].kernel  # the same function: take a kernel never launched
     import cuda.tile as ct
 
     @ct.kernel
@@ -516,4 +515,3 @@ def test_a_launch_of_another_kernel_names_what_was_launched(library):
     with pytest.raises(LaunchError, match=r"made no ct.launch of never for sm_90 \(it launched scale\)"):
         capture_launch(module.CONFIGS["launched"].launch, arch("sm_90"), module.__tileperf_imports__,
                        kernel=never, torch=module.__tileperf_torch__)
-    assert other is not None
