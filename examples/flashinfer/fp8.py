@@ -24,6 +24,25 @@ def dense(m, n, k, block_m, occupancy, swap_ab):
     return Config(launch=launch, tune=tune)
 
 
+def gather(m, n, k, block_m, occupancy):
+    """The gather/scatter twin of the dense kernel (the same math, loads and
+    stores by index instead of TMA), which only FlashInfer's tuning launcher
+    `_w8a8_autotune_and_launch(use_tma=False)` launches: the public op
+    always takes the TMA kernel."""
+    def launch(torch):
+        a = torch.empty(m, k, dtype=torch.float8_e4m3fn)
+        b = torch.empty(n, k, dtype=torch.float8_e4m3fn)
+        a_scale = torch.empty(m, cdiv(k, 128), dtype=torch.float32)
+        b_scale = torch.empty(cdiv(n, 128), cdiv(k, 128), dtype=torch.float32)
+        out = torch.empty(m, n, dtype=torch.bfloat16)
+        fp8._w8a8_autotune_and_launch(torch.cuda.current_stream(), a, b, out, a_scale, b_scale,
+                                      m, n, k, 128, 128, fp8._DTYPE_INT_MAP[out.dtype], use_tma=False)
+
+    def tune(cfg):
+        return (cfg.BLOCK_SIZE_M, cfg.occupancy, cfg.swap_ab) == (block_m, occupancy, False)
+    return Config(launch=launch, tune=tune)
+
+
 def grouped(groups, rows, n, k):
     def launch(torch):
         a = torch.empty(groups * rows, k, dtype=torch.float8_e4m3fn)
@@ -41,5 +60,6 @@ CONFIGS = {
     # DeepSeek-V3 shapes: a 7168 -> 2112 projection (the MLA down-projection) for 2048 tokens.
     "dense_m2048_n2112_k7168_64": dense(2048, 2112, 7168, 64, 2, False),
     "dense_m16_n7168_k2048_16_swap": dense(16, 7168, 2048, 16, 1, True),
+    "dense_gather_m2048_n2112_k7168_64": gather(2048, 2112, 7168, 64, 2),
     "grouped_g8_m256_n4096_k7168": grouped(8, 256, 4096, 7168),
 }
