@@ -17,6 +17,8 @@
 #   check.sh cache          tileperf cache: the build's result cache counted and pruned
 #   check.sh concurrent     two cold gates at once in one build folder, three times,
 #                           end as a serial run does
+#   check.sh unlocked       two cold gates at once with the locks off (TILEPERF_TEST_UNLOCKED=1,
+#                           for tests only): both compile everything, neither waits
 #   check.sh memo           a rerun with nothing changed runs no tool; a changed
 #                           baseline is compared again
 #   check.sh subdirectory   the same project through add_subdirectory(tileperf)
@@ -283,6 +285,27 @@ step_concurrent() {
   [[ -s $WORK/waits.log ]] || fail "no run ever waited for the other: the test did not run them at once"
 }
 
+# The same with the locks switched off (TILEPERF_TEST_UNLOCKED=1, a switch for
+# tests only; the Python dump driver keeps its own lock): the two gates
+# collide: both compile batches compile every configuration at once, and no
+# check or batch waits for the other run, which is what consumer.concurrent
+# requires of a run at once, so that it is known to fail without the locks.
+# (Their results stay those of a serial run: every file is renamed into
+# place; the locks save the work done twice and order the runs.)
+step_unlocked() {
+  cold
+  TILEPERF_TEST_UNLOCKED=1 ctest --test-dir "$build" -L perf -j2 -V >"$WORK/a.log" 2>&1 & local a=$!
+  TILEPERF_TEST_UNLOCKED=1 ctest --test-dir "$build" -L perf -j2 -V >"$WORK/b.log" 2>&1 & local b=$!
+  wait "$a" || true
+  wait "$b" || true
+  grep -h "tileperf: waiting for .* held by pid" "$WORK/a.log" "$WORK/b.log" &&
+    fail "a check or batch waited for a lock that is switched off"
+  local both
+  both=$(grep -h "batch: 4 configuration(s): 0 in the cache, 4 compiled by" "$WORK/a.log" "$WORK/b.log" | wc -l)
+  [[ $both == 2 ]] || fail "the two batches did not both compile every configuration (the runs did not overlap?)"
+  echo "check.sh unlocked: both runs compiled all 4 configurations at once and neither waited"
+}
+
 # A rerun with nothing changed reuses each check's result (no tool, the
 # same output); a changed baseline makes its check measure again.
 step_memo() {
@@ -304,6 +327,6 @@ step_memo() {
     fail "the changed baseline's check did not compare: $(cat "$WORK/last.log")"
 }
 
-step=${1:?usage: check.sh install|baselines|measurements|partial|shards|candidate|interrupted|cache|concurrent|memo|subdirectory|missing_tools}
+step=${1:?usage: check.sh install|baselines|measurements|partial|shards|candidate|interrupted|cache|concurrent|unlocked|memo|subdirectory|missing_tools}
 "step_$step"
 echo "check.sh $step: ok"

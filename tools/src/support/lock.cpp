@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include <fmt/format.h>
@@ -35,6 +36,8 @@ void announce(int fd, const std::string& what) {
 }  // namespace
 
 FileLock::FileLock(const std::string& path, const std::string& what, double timeout_seconds) {
+  const char* unlocked = std::getenv("TILEPERF_TEST_UNLOCKED");
+  if (unlocked && std::string(unlocked) == "1") return;  // a test's switch: runs collide as they would without locks
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw_file_error(path, errno, "cannot open the lock");
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);

@@ -3,7 +3,9 @@
 // (flock, so that the kernel releases it when its holder dies, even by
 // SIGKILL). A process that finds it held says once who holds it (the
 // holder writes its pid and what it does into the file) and waits, up to a
-// bound, then fails naming the holder.
+// bound, then fails naming the holder. For tests only, TILEPERF_TEST_UNLOCKED=1
+// in the environment takes no lock at all, so that a test can show what the
+// locks guard against (consumer.unlocked); never set it in a real run.
 #pragma once
 
 #include <string>
