@@ -48,6 +48,21 @@ def variant(layout):
     return Config(launch=launch, tune=FIRST)
 
 
+def kv_tiles(window=0):
+    """The KV loop's bound comes from memory (each sequence's length; the
+    first query's position): every sequence is S tokens long and starts at 0.
+    Causal, so a query block visits the KV tiles up to its diagonal (after
+    the window's start, with a sliding window); on average over the query
+    blocks."""
+    def problem(target):
+        m, n = target.launch.constants["TILE_M"], target.launch.constants["TILE_N"]
+        blocks = cdiv(S, m)
+        tiles = [cdiv(min((b + 1) * m, S), n) - (max(0, b * m - window) // n if window else 0)
+                 for b in range(blocks)]
+        return Problem(trips={"j": round(sum(tiles) / blocks)})
+    return problem
+
+
 def varlen(torch):
     q, k, v = llama3(torch)
     lens = torch.empty(B, dtype=torch.int32)
@@ -80,7 +95,7 @@ CONFIGS = {
         launch=fmha_backward, tune=FIRST, launch_kernel=attention._fmha_bwd_dq_kernel),
     "variant_bnsd_llama3_8b_s4096": variant("bnsd"),
     "variant_nsbd_llama3_8b_s4096": variant("nsbd"),
-    "varlen_llama3_8b_s4096": Config(launch=varlen, tune=FIRST),
-    "sink_gpt_oss_20b_s4096": Config(launch=sink, tune=FIRST),
+    "varlen_llama3_8b_s4096": Config(launch=varlen, tune=FIRST, problem=kv_tiles()),
+    "sink_gpt_oss_20b_s4096": Config(launch=sink, tune=FIRST, problem=kv_tiles(window=128)),
     "gemma2_9b_s4096": Config(launch=gemma),
 }

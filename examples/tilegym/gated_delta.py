@@ -63,6 +63,5 @@ CONFIGS = {
     "recurrent_qwen3_next_decode_b64": recurrent(),
     "recurrent_persistent_qwen3_next_decode_b64": recurrent(persistent=True),
     "recurrent_vstream_qwen3_next_decode_b64": recurrent(tuned=False),
-    "chunk_intra_qwen3_next_t4096": chunked(chunk_gated_delta_rule._intra_chunk_prepare_kernel),
     "chunk_inter_qwen3_next_t4096": chunked(chunk_gated_delta_rule._chunk_inter_recurrence_kernel),
 }
