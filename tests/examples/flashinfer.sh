@@ -5,9 +5,13 @@
 #
 #   flashinfer.sh install   install tileperf, configure the example against the
 #                           installed package: every configuration is listed
-#   flashinfer.sh gate      the gate passes against the committed baselines; the
+#   flashinfer.sh all       every configuration passes (ctest --preset libraries)
+#   flashinfer.sh gate      a representative part passes against the committed baselines; the
 #                           launches are FlashInfer's own: a persistent GEMM's grid
 #                           is each architecture's SM count
+#   flashinfer.sh edits     two more edits of FlashInfer's modules judged as ours:
+#                           an exact division in the decode attention fails on
+#                           its math, a wider quantizer block is a tuning change
 #   flashinfer.sh launcher  FlashInfer's GEMM launcher changed to launch twice the
 #                           programs (a copy of its module, searched first): the
 #                           captured grid and cost.launch follow, nothing copied
@@ -20,7 +24,12 @@ set -euo pipefail
 example=$TILEPERF_SOURCE/examples/flashinfer
 build=$WORK/build
 unset TILEPERF_UPDATE_BASELINES TILEPERF_FILTER TILEPERF_LABEL
+# The part the suite runs: the GEMMs (a persistent launcher, a tuner answered
+# by tune=), the paged attention and the BF16 fused MoE through run_moe; the
+# whole is `all` (ctest --preset libraries).
+representative='^perf\.(gemm|attention|moe)\.'
 
+source "$(dirname "${BASH_SOURCE[0]}")/edits.sh"
 fail() { echo "flashinfer.sh $step: $*" >&2; exit 1; }
 quiet() { "$@" >"$WORK/last.log" 2>&1 || { cat "$WORK/last.log"; return 1; }; }
 # A field of a dump record: record <kernel>/<config> <python expression on r>.
@@ -50,11 +59,17 @@ step_install() {
   echo "$kernels configurations, $perf perf tests"
 }
 
-step_gate() {
-  if ! ctest --test-dir "$build" -L perf -j2 >"$WORK/last.log" 2>&1; then
+run_gate() {
+  if ! ctest --test-dir "$build" -L perf "$@" -j2 >"$WORK/last.log" 2>&1; then
     "$WORK/prefix/bin/tileperf" summary "$build/tileperf" | grep -v '^perf.* pass ' || true
     fail "the gate did not pass against the committed baselines"
   fi
+}
+
+step_all() { run_gate; }
+
+step_gate() {
+  run_gate -R "$representative"
   # The persistent batched GEMM's grid is each architecture's own SM count
   # (FlashInfer's launcher: min(NUM_SMS, tiles) programs); mm_bf16's is a
   # constant of the kernel, so sm_90 and sm_100 have bytecode of their own.
@@ -69,34 +84,17 @@ step_gate() {
     fail "mm_bf16's num_programs on sm_90 is not 132"
 }
 
-# link_all_but <folder> <into> <name>: links to every entry of <folder> but <name>.
-link_all_but() {
-  mkdir -p "$2"
-  local entry
-  for entry in "$1"/*; do
-    [[ $(basename "$entry") == "$3" ]] || ln -s "$entry" "$2/"
-  done
-}
-
-# A tree of links to the installed flashinfer package, but for one module,
-# copied and edited: FlashInfer as a developer edits it, searched first.
+# edited_flashinfer <module path> <old> <new>: FlashInfer with that module edited.
 edited_flashinfer() {
-  local installed tree=$WORK/edited/flashinfer module=mm_bf16_cutile.py
-  installed=$("$TILEPERF_PYTHON" -c 'import importlib.util as u; print(u.find_spec("flashinfer").submodule_search_locations[0])')
-  rm -rf "$WORK/edited"
-  link_all_but "$installed" "$tree" gemm
-  link_all_but "$installed/gemm" "$tree/gemm" kernels
-  link_all_but "$installed/gemm/kernels" "$tree/gemm/kernels" cutile
-  link_all_but "$installed/gemm/kernels/cutile" "$tree/gemm/kernels/cutile" $module
-  sed 's|min(NUM_SMS // num_ctas, total_tiles) \* occupancy)|min(NUM_SMS // num_ctas, total_tiles) * occupancy * 2)|' \
-    "$installed/gemm/kernels/cutile/$module" > "$tree/gemm/kernels/cutile/$module"
-  ! cmp -s "$installed/gemm/kernels/cutile/$module" "$tree/gemm/kernels/cutile/$module" ||
-    fail "the launcher's grid line was not found"
+  edited_copy "$(installed_package flashinfer)" "$WORK/edited/flashinfer" "$@" ||
+    fail "the edit's line was not found"
 }
 
 step_launcher() {
-  edited_flashinfer
+  edited_flashinfer gemm/kernels/cutile/mm_bf16_cutile.py "min(NUM_SMS // num_ctas, total_tiles) * occupancy)" \
+    "min(NUM_SMS // num_ctas, total_tiles) * occupancy * 2)"
   local edited=$WORK/build-edited config=gemm/mm_m4096_n14336_k4096_128x128
+  rm -rf "$edited"
   quiet cmake -S "$example" -B "$edited" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
     -DTILEPERF_PYTHON="$TILEPERF_PYTHON" -DFLASHINFER_PATH="$WORK/edited"
   ctest --test-dir "$edited" -R "^perf\.gemm\.mm_m4096_n14336_k4096_128x128\.sm_90$" >"$WORK/last.log" 2>&1 || true
@@ -114,6 +112,33 @@ step_launcher() {
   echo "cost.launch $before -> $after; $message"
 }
 
-step=${1:?usage: flashinfer.sh install|gate|launcher}
+# judged <module path> <old> <new> <kernel/config.arch> <regex of the expected "state: message">
+judged() {
+  edited_flashinfer "$1" "$2" "$3"
+  local edited=$WORK/build-edited got
+  rm -rf "$edited"
+  quiet cmake -S "$example" -B "$edited" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
+    -DTILEPERF_PYTHON="$TILEPERF_PYTHON" -DFLASHINFER_PATH="$WORK/edited"
+  ctest --test-dir "$edited" -R "^perf\.${4//\//\\.}$" >"$WORK/last.log" 2>&1 || true
+  got=$("$TILEPERF_PYTHON" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["state"] + ": " + r["message"])' \
+    "$edited/tileperf/$4.result.json")
+  [[ $got =~ $5 ]] || fail "edit '$3': expected /$5/, got: $got"
+  echo "edit '$3' on $4: $got" | cut -c1-240
+}
+
+# Two more edits of FlashInfer's own modules, judged as edits of ours (the
+# launcher's grid is the third): a precise division for the approximate one
+# in the decode attention's epilogue fails on its math; a per-token quantizer
+# block twice as wide is a tuning change judged by the launch estimate.
+step_edits() {
+  judged attention/kernels/cutile/fmha_decode_bsr_cutile.py \
+    "flush_to_zero=True, rounding_mode=RMd.APPROX" "flush_to_zero=True" \
+    attention/gqa_decode_b8_s1024.sm_120 "^regressed: "
+  judged quantization/kernels/cutile/per_token_group_quant_8bit_cutile.py \
+    "BLOCK = _next_power_of_2(N)" "BLOCK = 2 * _next_power_of_2(N)" \
+    quant/per_token_t4096_h7168_g128.sm_90 "tuning change .*judged by the launch estimate"
+}
+
+step=${1:?usage: flashinfer.sh install|gate|all|launcher|edits}
 "step_$step"
 echo "flashinfer.sh $step: ok"

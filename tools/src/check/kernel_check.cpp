@@ -259,6 +259,32 @@ int toolchain_changed(const CheckOptions& o, const Metrics& baseline, const Metr
   return kExitToolchainChanged;
 }
 
+// The launch facts that moved behind a regressed estimate ("launch.ctas
+// 528 -> 132, limiting term l2 -> latency"): the grid, the blocks per SM,
+// the waves and the estimate's limiting term, so that a cost rise names the
+// launch change behind it (empty when no cost metric regressed).
+std::string launch_moves(const Comparison& c) {
+  bool cost = false;
+  for (const auto* d : c.with_verdict(Verdict::kRegressed)) cost = cost || d->name.rfind("cost.", 0) == 0;
+  if (!cost) return "";
+  std::vector<std::string> moved;
+  std::string limit_from, limit_to;
+  for (const auto& d : c.diffs) {
+    if (d.change == Change::kUnchanged) continue;
+    if (d.name == "launch.ctas" || d.name == "launch.blocks_per_sm" || d.name == "launch.waves" ||
+        d.name == "launch.cluster") {
+      moved.push_back(fmt::format("{} {} -> {}", d.name, d.baseline, d.current));
+    } else if (d.name.rfind("cost.limit.", 0) == 0) {
+      (d.change == Change::kRemoved ? limit_from : limit_to) = d.name.substr(11);
+    }
+  }
+  if (!limit_from.empty() || !limit_to.empty()) {
+    moved.push_back(fmt::format("limiting term {} -> {}", limit_from.empty() ? "?" : limit_from,
+                                limit_to.empty() ? "?" : limit_to));
+  }
+  return moved.empty() ? "" : fmt::format(" (the launch moved: {})", fmt::join(moved, ", "));
+}
+
 }  // namespace
 
 int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
@@ -285,12 +311,15 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   std::string tuned = j.tuning() ? fmt::format("tuning change ({}), judged by the launch estimate {}: ",
                                                fmt::join(j.signature, "; "), kLaunchEstimate)
                                  : "";
+  std::string over;  // what is over its limit, without the command that accepts it
   if (!regressed.empty() || !c.broken.empty()) {
     std::vector<std::string> what;
-    if (!regressed.empty()) what.push_back(fmt::format("{} metric(s) over the limit", regressed.size()));
+    if (!regressed.empty()) {
+      what.push_back(fmt::format("{} metric(s) over the limit{}", regressed.size(), launch_moves(c)));
+    }
     if (!c.broken.empty()) what.push_back(fmt::format("{} check(s) broken", c.broken.size()));
-    result.message = fmt::format("{}{}{}; if intended, accept with: {}", j.trade_off.empty() ? "" : j.trade_off + ": ",
-                                 tuned, fmt::join(what, ", "), o.update_command);
+    over = fmt::format("{}{}{}", j.trade_off.empty() ? "" : j.trade_off + ": ", tuned, fmt::join(what, ", "));
+    result.message = fmt::format("{}; if intended, accept with: {}", over, o.update_command);
   } else if (c.state == State::kImproved && o.strict) {
     result.state = State::kStale;
     result.message = tuned + "improved beyond tolerance, and strict mode fails on a stale baseline; "
@@ -319,8 +348,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     result.state = State::kSignatureChanged;
     result.message = fmt::format("the configuration exports another kernel than the baseline's "
                                  "({}){}; if intended, update with: {}",
-                                 fmt::join(j.signature, "; "),
-                                 result.message.empty() ? "" : "; " + result.message,
+                                 fmt::join(j.signature, "; "), over.empty() ? "" : "; " + over,
                                  o.update_command);
     return kExitSignatureChanged;
   }
