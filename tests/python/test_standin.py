@@ -130,3 +130,28 @@ def test_reductions_and_in_place_fills_after_a_launch():
     assert torch.logsumexp(lse, dim=1).shape == (8192,) and lse.logsumexp(1, keepdim=True).shape == (8192, 1)
     losses = torch.empty(8192, dtype=torch.float32)
     assert losses.masked_fill_(torch.empty(8192, dtype=torch.bool), 0) is losses
+
+
+def test_backward_runs_the_functions_backward_with_its_context():
+    from tileperf_dump.torch_surface import Function
+    torch = StandInTorch()
+    calls = []
+
+    class Scale(Function):
+        @staticmethod
+        def forward(ctx, x, factor):
+            ctx.save_for_backward(x)
+            ctx.factor = factor
+            return torch.empty_like(x), torch.empty(x.shape[0], dtype=torch.float32)
+
+        @staticmethod
+        def backward(ctx, dy, dstats):
+            calls.append((ctx.saved_tensors[0].shape, ctx.factor, dy.shape, dstats.shape, ctx.needs_input_grad))
+            return dy, None
+
+    x = torch.empty(8, 16, dtype=torch.bfloat16, requires_grad=True)
+    y, stats = Scale.apply(x, 2.0)
+    y.backward(torch.empty_like(y))
+    assert calls == [((8, 16), 2.0, (8, 16), (8,), (True, False))]
+    with pytest.raises(StandInError, match="not made by an autograd Function's forward"):
+        Scale.apply(torch.empty(8, 16), 2.0)[0].backward()

@@ -186,12 +186,28 @@ class Tensor:
 
     requires_grad = False
     is_leaf = True
+    grad_fn = None  # (Function class, its context, the outputs) of the forward that made it
 
     def detach(self) -> "Tensor":
+        return Tensor(self.shape, self.dtype, self._strides, self, self.device)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
         return self
 
-    def requires_grad_(self, *args, **kwargs) -> "Tensor":
-        return self
+    def backward(self, gradient=None, *args, **kwargs) -> None:
+        """The backward of the autograd Function whose forward made this
+        tensor, as torch runs it: ``Function.backward(ctx, grad...)``, one
+        gradient (``gradient``, or a tensor like each output) per output.
+        Only that one Function's backward runs: what the gate needs is the
+        launches of a library's backward kernels."""
+        if self.grad_fn is None:
+            raise StandInError("tensor.backward(): the tensor was not made by an autograd Function's "
+                               "forward (Function.apply) with an input that requires grad")
+        function, ctx, outputs = self.grad_fn
+        grads = [gradient if o is self and gradient is not None else o._like() if isinstance(o, Tensor)
+                 else None for o in outputs]
+        function.backward(ctx, *grads)
 
     def half(self): return self._like(dtype=_dtype("float16"))
     def float(self): return self._like(dtype=_dtype("float32"))
@@ -444,8 +460,8 @@ def register_dtypes() -> None:
             _cext.foreign_dtype_object_register(_dtype(name), native)
 
 
-def _create(*shape, dtype=None, device="cuda", **kwargs) -> Tensor:
-    return Tensor(_shape_of(shape), dtype or _dtype("float32"), device=str(device))
+def _create(*shape, dtype=None, device="cuda", requires_grad=False, **kwargs) -> Tensor:
+    return Tensor(_shape_of(shape), dtype or _dtype("float32"), device=str(device)).requires_grad_(requires_grad)
 
 
 def _like_creator(x: Tensor, *args, dtype=None, **kwargs) -> Tensor:

@@ -204,12 +204,19 @@ class Function:
         forward = cls.__dict__.get("forward") or getattr(cls, "forward")
         if isinstance(forward, staticmethod):
             forward = forward.__func__
+        ctx = FunctionCtx(args)
         setup = getattr(cls, "setup_context", None)
         if setup is not None and cls.setup_context is not Function.setup_context:
             out = forward(*args, **kwargs)  # torch 2's form: forward without ctx
-            setup(FunctionCtx(args), args, out)
-            return out
-        return forward(FunctionCtx(args), *args, **kwargs)
+            setup(ctx, args, out)
+        else:
+            out = forward(ctx, *args, **kwargs)
+        if any(ctx.needs_input_grad):  # out.backward() runs this Function's backward
+            outputs = out if isinstance(out, tuple) else (out,)
+            for o in outputs:
+                if isinstance(o, Tensor):
+                    o.grad_fn, o.requires_grad, o.is_leaf = (cls, ctx, outputs), True, False
+        return out
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
