@@ -155,3 +155,8 @@ def test_backward_runs_the_functions_backward_with_its_context():
     assert calls == [((8, 16), 2.0, (8, 16), (8,), (True, False))]
     with pytest.raises(StandInError, match="not made by an autograd Function's forward"):
         Scale.apply(torch.empty(8, 16), 2.0)[0].backward()
+
+
+def test_grad_is_enabled_as_outside_no_grad():
+    # Launch code takes its autograd path on "grad enabled and an input requires grad".
+    assert StandInTorch().is_grad_enabled() is True

@@ -368,7 +368,7 @@ def torch_modules(torch: types.ModuleType, part: str, capability: tuple[int, int
     attrs = {
         "__version__": version, "__path__": [], "device": Device, "Size": Size, "Tensor": Tensor,
         "dtype": DType, "no_grad": _Nothing, "inference_mode": _Nothing, "enable_grad": _Nothing,
-        "set_grad_enabled": _Nothing, "compile": _decorator, "is_grad_enabled": lambda: False,
+        "set_grad_enabled": _Nothing, "compile": _decorator, "is_grad_enabled": lambda: True,
         "is_tensor": lambda x: isinstance(x, Tensor), "get_default_dtype": lambda: torch.float32,
         "set_default_dtype": lambda *a: None, "Generator": _Nothing, "_dynamo": modules["torch._dynamo"],
     }
