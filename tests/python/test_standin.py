@@ -156,6 +156,11 @@ def test_backward_runs_the_functions_backward_with_its_context():
     with pytest.raises(StandInError, match="not made by an autograd Function's forward"):
         Scale.apply(torch.empty(8, 16), 2.0)[0].backward()
 
+    losses = Scale.apply(x, 2.0)[0]
+    calls.clear()
+    (losses.sum() / 8).backward()  # a loss reduced from the Function's output reaches its backward
+    assert calls == [((8, 16), 2.0, (8, 16), (8,), (True, False))]
+
 
 def test_grad_is_enabled_as_outside_no_grad():
     # Launch code takes its autograd path on "grad enabled and an input requires grad".

@@ -197,7 +197,8 @@ class Tensor:
 
     def backward(self, gradient=None, *args, **kwargs) -> None:
         """The backward of the autograd Function whose forward made this
-        tensor, as torch runs it: ``Function.backward(ctx, grad...)``, one
+        tensor (or the tensor it was computed from by arithmetic or a
+        reduction, a loss ``out.sum() / n``), as torch runs it: ``Function.backward(ctx, grad...)``, one
         gradient (``gradient``, or a tensor like each output) per output.
         Only that one Function's backward runs: what the gate needs is the
         launches of a library's backward kernels."""
@@ -342,7 +343,16 @@ class Tensor:
     # arithmetic: shape and dtype only
     def _binary(self, other) -> "Tensor":
         shape = _broadcast(self.shape, other.shape) if isinstance(other, Tensor) else self.shape
-        return self._like(shape=shape)
+        return self._like(shape=shape)._graded(self, other)
+
+    def _graded(self, *inputs) -> "Tensor":
+        """This result of arithmetic or a reduction keeps the autograd Function
+        an input came from, so that ``loss.backward()`` on ``out.sum() / n``
+        runs that Function's backward (a gradient like each of its outputs)."""
+        made = next((t.grad_fn for t in inputs if isinstance(t, Tensor) and t.grad_fn), None)
+        if made is not None:
+            self.grad_fn, self.requires_grad, self.is_leaf = made, True, False
+        return self
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _binary
     __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __floordiv__ = __mod__ = _binary
@@ -382,10 +392,10 @@ class Tensor:
     # reductions: the shape of the result, no values
     def _reduced(self, dim=None, keepdim=False, dtype=None) -> "Tensor":
         if dim is None:
-            return Tensor((), dtype or self.dtype, device=self.device)
+            return Tensor((), dtype or self.dtype, device=self.device)._graded(self)
         dims = {d % max(self.dim(), 1) for d in ((dim,) if isinstance(dim, int) else dim)}
         shape = [1 if i in dims else n for i, n in enumerate(self.shape) if keepdim or i not in dims]
-        return Tensor(shape, dtype or self.dtype, device=self.device)
+        return Tensor(shape, dtype or self.dtype, device=self.device)._graded(self)
 
     def sum(self, dim=None, keepdim=False, dtype=None):
         return self._reduced(dim, keepdim, dtype)
