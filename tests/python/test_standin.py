@@ -161,6 +161,10 @@ def test_backward_runs_the_functions_backward_with_its_context():
     (losses.sum() / 8).backward()  # a loss reduced from the Function's output reaches its backward
     assert calls == [((8, 16), 2.0, (8, 16), (8,), (True, False))]
 
+    calls.clear()  # a view of an input that requires grad requires grad too
+    Scale.apply(torch.empty(2, 4, 16, requires_grad=True).view(8, 16), 2.0)[0].backward()
+    assert len(calls) == 1 and not x.view(128).detach().requires_grad
+
 
 def test_grad_is_enabled_as_outside_no_grad():
     # Launch code takes its autograd path on "grad enabled and an input requires grad".

@@ -119,6 +119,8 @@ class Tensor:
         self.base = base.base if base is not None else self  # the allocation a view is of
         self.storage_elements = math.prod(self.shape) if base is None else base.storage_elements
         self.device = Device(device)
+        if base is not None and base.requires_grad:  # a view of a tensor that requires grad does too
+            self.requires_grad, self.grad_fn, self.is_leaf = True, base.grad_fn, False
 
     # shape and layout
     def size(self, dim: int | None = None):
@@ -189,7 +191,9 @@ class Tensor:
     grad_fn = None  # (Function class, its context, the outputs) of the forward that made it
 
     def detach(self) -> "Tensor":
-        return Tensor(self.shape, self.dtype, self._strides, self, self.device)
+        out = Tensor(self.shape, self.dtype, self._strides, self, self.device)
+        out.requires_grad, out.grad_fn, out.is_leaf = False, None, True
+        return out
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         self.requires_grad = requires_grad
