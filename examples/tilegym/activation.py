@@ -1,9 +1,10 @@
-"""TileGym's cuTile activation kernels (GELU, GEGLU, ReLU, SwiGLU, SiLU-and-mul; the GLU backwards), launched by TileGym's own host code.
+"""TileGym's cuTile activation kernels (GELU, GEGLU, ReLU, SwiGLU, SiLU-and-mul; the backwards of GELU, GEGLU and the GLUs), launched by TileGym's own host code.
 
 Each configuration calls TileGym's public op (the forward of its autograd
 Function) with stand-in tensors of an LLM's MLP; the two GLU backward kernels
 are launched by the module's backward launcher, which their autograd
-Functions call. Where TileGym tunes (SiLU-and-mul's occupancy), ``tune=``
+Functions call; GELU's and GEGLU's backwards run from ``y.backward()`` on
+the op's output, as a user's training step reaches them. Where TileGym tunes (SiLU-and-mul's occupancy), ``tune=``
 takes the first of its candidates (no occupancy hint beyond the launch's own).
 """
 from tilegym.ops.cutile import silu_and_mul as sm, swiglu as sw
@@ -17,9 +18,11 @@ TOKENS = 4096
 LLAMA3_8B_INTERMEDIATE = 14336
 
 
-def op(fn, shape, **kwargs):
+def op(fn, shape, backward=False, **kwargs):
     def launch(torch):
-        fn(torch.empty(*shape, dtype=torch.bfloat16), **kwargs)
+        y = fn(torch.empty(*shape, dtype=torch.bfloat16, requires_grad=backward), **kwargs)
+        if backward:  # the backward of its autograd Function, as a user's y.backward() reaches it
+            y.backward(torch.empty_like(y))
     return Config(launch=launch)
 
 
@@ -47,8 +50,10 @@ def silu_and_mul(backward=False):
 CONFIGS = {
     # BERT-large's MLP (intermediate 4096), exact GELU.
     "gelu_t4096_n4096": op(gelu, (TOKENS, 4096)),
+    "gelu_backward_t4096_n4096": op(gelu, (TOKENS, 4096), backward=True),
     # Gemma-7B's MLP: GeGLU (tanh) of gate and up halves, intermediate 24576.
     "geglu_tanh_t4096_n24576": op(geglu, (TOKENS, 2 * 24576), approximate="tanh"),
+    "geglu_tanh_backward_t4096_n24576": op(geglu, (TOKENS, 2 * 24576), backward=True, approximate="tanh"),
     # OPT-6.7B's MLP: ReLU, intermediate 16384.
     "relu_t4096_n16384": op(relu, (TOKENS, 16384)),
     # Llama-3-8B's MLP (intermediate 14336).

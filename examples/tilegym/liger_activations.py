@@ -1,7 +1,8 @@
 """TileGym's cuTile ports of Liger's activation kernels (SwiGLU, GEGLU, ReLU-squared, softmax, sparsemax), launched by the suite's own ops and host functions.
 
 Forward kernels are launched by the suite's registered ops (each an autograd
-Function's forward); the softmax and sparsemax backward kernels by the host
+Function's forward), the SwiGLU, GEGLU and ReLU-squared backward kernels by
+``backward()`` on the op's output (its Function's backward); the softmax and sparsemax backward kernels by the host
 functions the suite's backward calls. Where the suite tunes, ``tune=`` takes
 the first of its candidates, its default with autotuning disabled. Rows are
 4096 tokens (a batch of 2 sequences of 2048).
@@ -18,16 +19,20 @@ def first(launch, kernel=None):
     return Config(launch=launch, tune=lambda cfg: True, launch_kernel=kernel)
 
 
-def gated(op, cols):
+def gated(op, cols, backward=False):
     def launch(torch):
-        a, b = (torch.empty(TOKENS, cols, dtype=torch.bfloat16) for _ in range(2))
-        op(a, b)
+        a, b = (torch.empty(TOKENS, cols, dtype=torch.bfloat16, requires_grad=backward) for _ in range(2))
+        c = op(a, b)
+        if backward:  # the backward of the op's autograd Function, as a user's c.backward() reaches it
+            c.backward(torch.empty_like(c))
     return first(launch)
 
 
-def unary(op, cols, dtype="bfloat16", rows=TOKENS):
+def unary(op, cols, dtype="bfloat16", rows=TOKENS, backward=False):
     def launch(torch):
-        op(torch.empty(rows, cols, dtype=getattr(torch, dtype)))
+        y = op(torch.empty(rows, cols, dtype=getattr(torch, dtype), requires_grad=backward))
+        if backward:
+            y.backward(torch.empty_like(y))
     return first(launch)
 
 
@@ -50,10 +55,15 @@ CONFIGS = {
     # Llama-3-8B's intermediate size 14336 divides into whole tiles; Llama-2-7B's 11008 does not.
     "swiglu_fwd_aligned_4096x14336": gated(swiglu.swiglu, 14336),
     "swiglu_fwd_4096x11008": gated(swiglu.swiglu, 11008),
+    "swiglu_bwd_aligned_4096x14336": gated(swiglu.swiglu, 14336, backward=True),
+    "swiglu_bwd_4096x11008": gated(swiglu.swiglu, 11008, backward=True),
     # Gemma-7B's intermediate size 24576 (GeGLU).
     "geglu_fwd_4096x24576": gated(geglu.geglu, 24576),
+    "geglu_bwd_4096x24576": gated(geglu.geglu, 24576, backward=True),
     "relu_squared_fwd_aligned_4096x14336": unary(relu_squared.relu_squared, 14336),
     "relu_squared_fwd_4096x11008": unary(relu_squared.relu_squared, 11008),
+    "relu_squared_bwd_aligned_4096x14336": unary(relu_squared.relu_squared, 14336, backward=True),
+    "relu_squared_bwd_4096x11008": unary(relu_squared.relu_squared, 11008, backward=True),
     # Attention probabilities of one Llama-3-8B head over a 4096-token context: a row in one
     # tile (bf16 by gather, fp32 by TMA); Llama-3's vocabulary 128256 takes the two-pass kernel.
     "softmax_fwd_gather_4096x4096": unary(softmax.softmax, 4096),

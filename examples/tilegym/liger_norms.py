@@ -2,7 +2,9 @@
 
 Forward kernels are launched by the suite's registered ops (each an autograd
 Function's forward); a backward kernel is gated where a host function of the
-suite launches it, called with what the forward host function returned.
+suite launches it, called with what the forward host function returned, and
+GroupNorm's and PolyNorm's by ``backward()`` on the op's output (its
+Function's backward).
 Where the suite tunes, ``tune=`` takes the first of its candidates, its
 default with autotuning disabled. Rows are 4096 tokens (a batch of 2 sequences
 of 2048).
@@ -50,18 +52,22 @@ def ln(hidden, dw=True):
     return launch
 
 
-def group(batch, channels, groups, spatial):
+def group(batch, channels, groups, spatial, backward=False):
     def launch(torch):
-        x = torch.empty(batch, channels, spatial, dtype=torch.bfloat16)
+        x = torch.empty(batch, channels, spatial, dtype=torch.bfloat16, requires_grad=backward)
         w, b = (torch.empty(channels, dtype=torch.bfloat16) for _ in range(2))
-        group_norm.group_norm(x, channels, groups, w, b)
+        y = group_norm.group_norm(x, channels, groups, w, b)
+        if backward:  # the backward of the op's autograd Function, as a user's y.backward() reaches it
+            y.backward(torch.empty_like(y))
     return launch
 
 
-def poly(hidden):
+def poly(hidden, backward=False):
     def launch(torch):
-        x = torch.empty(TOKENS, hidden, dtype=torch.bfloat16)
-        poly_norm.poly_norm(x, torch.empty(3, dtype=torch.bfloat16), torch.empty(1, dtype=torch.bfloat16))
+        x = torch.empty(TOKENS, hidden, dtype=torch.bfloat16, requires_grad=backward)
+        y = poly_norm.poly_norm(x, torch.empty(3, dtype=torch.bfloat16), torch.empty(1, dtype=torch.bfloat16))
+        if backward:
+            y.backward(torch.empty_like(y))
     return launch
 
 
@@ -103,7 +109,9 @@ CONFIGS = {
     "layer_norm_bwd_dx_4096x4096": first(ln(4096, dw=False), layer_norm._layer_norm_bwd_dx_kernel_ct),
     # Stable Diffusion's VAE: 512 channels in 32 groups over a 64x64 latent.
     "group_norm_fwd_b4_c512_g32_4096": first(group(4, 512, 32, 4096)),
+    "group_norm_bwd_b4_c512_g32_4096": first(group(4, 512, 32, 4096, backward=True)),
     "poly_norm_fwd_4096x4096": first(poly(4096)),
+    "poly_norm_bwd_4096x4096": first(poly(4096, backward=True)),
     "modulated_rms_norm_fwd_4096x4096": first(modulated(4096), mrms._modulated_rms_norm_fwd_ct),
     "modulated_rms_norm_bwd_w_4096x4096": first(modulated(4096), mrms._modulated_rms_norm_bwd_w_large_ct),
     "modulated_rms_norm_bwd_4096x4096": first(modulated(4096, weight=False), mrms._modulated_rms_norm_bwd_large_ct),
