@@ -228,7 +228,7 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grads):
-        raise NotImplementedError("the stand-in runs no backward pass")
+        raise NotImplementedError("this autograd Function defines no backward")
 
 
 def _once_differentiable(fn):
