@@ -43,27 +43,14 @@ metric() {
 }
 
 step_install() {
-  rm -rf "$WORK"
-  mkdir -p "$WORK"
-  "$TILEPERF_PYTHON" "$TILEPERF_SOURCE/tools/tileperf_dump/requirements.py" "$example/requirements.txt" ||
-    fail "the example's requirements are not installed (tools/run setup installs them)"
   if "$TILEPERF_PYTHON" -c "import torch" 2>/dev/null; then
-    echo "note: torch is installed; the gate uses placeholder modules for it all the same"
+    echo "note: torch is installed; the gate uses the stand-in for it all the same"
   fi
-  quiet cmake --install "$TILEPERF_BUILD" --prefix "$WORK/prefix"
-  quiet cmake -S "$example" -B "$build" -DCMAKE_PREFIX_PATH="$WORK/prefix" -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
-  local perf kernels
-  perf=$(ctest --test-dir "$build" -N -L perf | grep -c 'perf\.')
+  install_example
+  local kernels
   kernels=$(cat "$example"/*.py | grep -c '^    "[a-z0-9_]*": ')
   [[ $perf -ge 60 ]] || fail "only $perf perf tests were registered"
   echo "$kernels configurations, $perf perf tests"
-}
-
-run_gate() {
-  if ! ctest --test-dir "$build" -L perf "$@" -j2 >"$WORK/last.log" 2>&1; then
-    "$WORK/prefix/bin/tileperf" summary "$build/tileperf" | grep -v '^perf.* pass ' || true
-    fail "the gate did not pass against the committed baselines"
-  fi
 }
 
 step_all() { run_gate; }
@@ -84,19 +71,10 @@ step_gate() {
     fail "mm_bf16's num_programs on sm_90 is not 132"
 }
 
-# edited_flashinfer <module path> <old> <new>: FlashInfer with that module edited.
-edited_flashinfer() {
-  edited_copy "$(installed_package flashinfer)" "$WORK/edited/flashinfer" "$@" ||
-    fail "the edit's line was not found"
-}
-
 step_launcher() {
-  edited_flashinfer gemm/kernels/cutile/mm_bf16_cutile.py "min(NUM_SMS // num_ctas, total_tiles) * occupancy)" \
-    "min(NUM_SMS // num_ctas, total_tiles) * occupancy * 2)"
+  edited_build flashinfer -DFLASHINFER_PATH gemm/kernels/cutile/mm_bf16_cutile.py \
+    "min(NUM_SMS // num_ctas, total_tiles) * occupancy)" "min(NUM_SMS // num_ctas, total_tiles) * occupancy * 2)"
   local edited=$WORK/build-edited config=gemm/mm_m4096_n14336_k4096_128x128
-  rm -rf "$edited"
-  quiet cmake -S "$example" -B "$edited" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
-    -DTILEPERF_PYTHON="$TILEPERF_PYTHON" -DFLASHINFER_PATH="$WORK/edited"
   ctest --test-dir "$edited" -R "^perf\.gemm\.mm_m4096_n14336_k4096_128x128\.sm_90$" >"$WORK/last.log" 2>&1 || true
   [[ $(record "$edited" $config 'r["archs"]["sm_90"]["problem"]["grid"][0]') == 264 ]] ||
     fail "the edited launcher's grid did not reach the record"
@@ -112,29 +90,18 @@ step_launcher() {
   echo "cost.launch $before -> $after; $message"
 }
 
-# judged <module path> <old> <new> <kernel/config.arch> <regex of the expected "state: message">
-judged() {
-  edited_flashinfer "$1" "$2" "$3"
-  local edited=$WORK/build-edited got
-  rm -rf "$edited"
-  quiet cmake -S "$example" -B "$edited" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
-    -DTILEPERF_PYTHON="$TILEPERF_PYTHON" -DFLASHINFER_PATH="$WORK/edited"
-  ctest --test-dir "$edited" -R "^perf\.${4//\//\\.}$" >"$WORK/last.log" 2>&1 || true
-  got=$("$TILEPERF_PYTHON" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["state"] + ": " + r["message"])' \
-    "$edited/tileperf/$4.result.json")
-  [[ $got =~ $5 ]] || fail "edit '$3': expected /$5/, got: $got"
-  echo "edit '$3' on $4: $got" | cut -c1-240
-}
+# edit <module path> <old> <new> <kernel/config.arch> <regex>: FlashInfer with that module edited, judged.
+edit() { judged flashinfer -DFLASHINFER_PATH "$@"; }
 
 # Two more edits of FlashInfer's own modules, judged as edits of ours (the
 # launcher's grid is the third): a precise division for the approximate one
 # in the decode attention's epilogue fails on its math; a per-token quantizer
 # block twice as wide is a tuning change judged by the launch estimate.
 step_edits() {
-  judged attention/kernels/cutile/fmha_decode_bsr_cutile.py \
+  edit attention/kernels/cutile/fmha_decode_bsr_cutile.py \
     "flush_to_zero=True, rounding_mode=RMd.APPROX" "flush_to_zero=True" \
     attention/gqa_decode_b8_s1024.sm_120 "^regressed: "
-  judged quantization/kernels/cutile/per_token_group_quant_8bit_cutile.py \
+  edit quantization/kernels/cutile/per_token_group_quant_8bit_cutile.py \
     "BLOCK = _next_power_of_2(N)" "BLOCK = 2 * _next_power_of_2(N)" \
     quant/per_token_t4096_h7168_g128.sm_90 "tuning change .*judged by the launch estimate"
 }

@@ -29,54 +29,24 @@ representative='^perf\.(softmax|transformers)\.'
 source "$(dirname "${BASH_SOURCE[0]}")/edits.sh"
 fail() { echo "tilegym.sh $step: $*" >&2; exit 1; }
 quiet() { "$@" >"$WORK/last.log" 2>&1 || { cat "$WORK/last.log"; return 1; }; }
-result() {
-  "$TILEPERF_PYTHON" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["state"] + ": " + r["message"])' \
-    "$1/tileperf/$2.result.json"
-}
-
 step_install() {
-  rm -rf "$WORK"
-  mkdir -p "$WORK"
-  "$TILEPERF_PYTHON" "$TILEPERF_SOURCE/tools/tileperf_dump/requirements.py" "$example/requirements.txt" ||
-    fail "the example's requirements are not installed (tools/run setup installs them)"
-  quiet cmake --install "$TILEPERF_BUILD" --prefix "$WORK/prefix"
-  quiet cmake -S "$example" -B "$build" -DCMAKE_PREFIX_PATH="$WORK/prefix" -DTILEPERF_PYTHON="$TILEPERF_PYTHON"
-  local perf
-  perf=$(ctest --test-dir "$build" -N -L perf | grep -c 'perf\.')
+  install_example
   [[ $perf -ge 40 ]] || fail "only $perf perf tests were registered"
   echo "$perf perf tests"
-}
-
-run_gate() {
-  if ! ctest --test-dir "$build" -L perf "$@" -j2 >"$WORK/last.log" 2>&1; then
-    "$WORK/prefix/bin/tileperf" summary "$build/tileperf" | grep -v '^perf.* pass ' || true
-    fail "the gate did not pass against the committed baselines"
-  fi
 }
 
 step_gate() { run_gate -R "$representative"; }
 step_all() { run_gate; }
 
-# judged <old> <new> <config.arch> <regex of the expected "state: message">
-judged() {
-  edited_copy "$(installed_package tilegym)" "$WORK/edited/tilegym" ops/cutile/softmax.py "$1" "$2" ||
-    fail "the edit's line was not found"
-  local edited=$WORK/build-edited got
-  rm -rf "$edited"
-  quiet cmake -S "$example" -B "$edited" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
-    -DTILEPERF_PYTHON="$TILEPERF_PYTHON" -DTILEGYM_PATH="$WORK/edited"
-  ctest --test-dir "$edited" -R "^perf\.softmax\.$3$" >"$WORK/last.log" 2>&1 || true
-  got=$(result "$edited" "softmax/$3")
-  [[ $got =~ $4 ]] || fail "edit '$2': expected /$4/, got: $got"
-  echo "edit '$2' on $3: $got" | cut -c1-240
-}
+# edit <old> <new> <config.arch> <regex>: TileGym's softmax module edited, judged.
+edit() { judged tilegym -DTILEGYM_PATH ops/cutile/softmax.py "$1" "$2" "softmax/$3" "$4"; }
 
 step_edits() {
-  judged "numerator = ct.exp(row_minus_max, rounding_mode=RMd.APPROX)" "numerator = ct.exp(row_minus_max)" \
+  edit "numerator = ct.exp(row_minus_max, rounding_mode=RMd.APPROX)" "numerator = ct.exp(row_minus_max)" \
     rows4096_cols4096.sm_120 "^regressed: "
-  judged "TILE_SIZE = next_power_of_2(n_cols)" "TILE_SIZE = next_power_of_2(n_cols) * 2" \
+  edit "TILE_SIZE = next_power_of_2(n_cols)" "TILE_SIZE = next_power_of_2(n_cols) * 2" \
     rows4096_cols4096.sm_120 "tuning change .*judged by the launch estimate"
-  judged "num_programs = min(NUM_SM * 4, n_rows)" "num_programs = min(NUM_SM, n_rows)" \
+  edit "num_programs = min(NUM_SM * 4, n_rows)" "num_programs = min(NUM_SM, n_rows)" \
     rows4096_cols4096.sm_90 "^regressed: 1 metric\(s\) over the limit \(the launch moved: launch\.ctas 528 -> 132.*limiting term l2 -> latency\)"
 }
 
