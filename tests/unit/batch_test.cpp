@@ -13,6 +13,7 @@
 #include "metrics/compile_batch.h"
 #include "toolchain/ctest_selection.h"
 #include "support/error.h"
+#include "support/forked.h"
 #include "gate/states.h"
 
 using namespace tileperf;
@@ -53,6 +54,35 @@ BOOST_AUTO_TEST_CASE(every_job_runs_once_in_the_worker_processes) {
   run_forked(kJobs, 3, count, seen);
   for (std::size_t i = 0; i < kJobs; ++i) BOOST_TEST(seen[i].load() == 1u);
   ::munmap(shared, sizeof(std::atomic<unsigned>) * kJobs);
+}
+
+BOOST_AUTO_TEST_CASE(texts_made_in_worker_processes_come_back_in_order_with_their_errors) {
+  auto make = [](std::size_t i) -> std::string {
+    if (i == 3) throw Error(kExitToolchain, "item 3 failed");
+    if (i == 5) ::_exit(9);  // a worker that dies takes its item down, not the others
+    return std::string(i * 1000, static_cast<char>('a' + i));
+  };
+  auto got = texts_forked(8, 3, make);
+  BOOST_REQUIRE_EQUAL(got.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) {
+    if (i == 3) {
+      BOOST_TEST(!got[i].text);
+      BOOST_TEST(got[i].error == "item 3 failed");
+    } else if (i == 5) {
+      BOOST_TEST(!got[i].text);
+      BOOST_TEST(got[i].error == "its worker process ended without a result");
+    } else {
+      BOOST_REQUIRE(got[i].text);
+      BOOST_TEST(*got[i].text == std::string(i * 1000, static_cast<char>('a' + i)));
+    }
+  }
+  // One job: made in this process, errors caught the same way.
+  auto here = texts_forked(4, 1, [](std::size_t i) -> std::string {
+    if (i == 2) throw Error(kExitToolchain, "two");
+    return std::to_string(i);
+  });
+  BOOST_TEST(*here[1].text == "1");
+  BOOST_TEST(here[2].error == "two");
 }
 
 BOOST_AUTO_TEST_CASE(the_selection_keeps_what_selects_and_drops_what_runs_or_reports) {

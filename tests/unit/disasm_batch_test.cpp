@@ -111,6 +111,21 @@ BOOST_AUTO_TEST_CASE(one_call_gives_every_cubins_instructions_and_metrics) {
   BOOST_TEST(batch.processes < all.size());
   BOOST_TEST_MESSAGE(all.size() << " cubins in " << batch.processes << " nvdisasm processes: identical "
                                 << "instructions and metrics; " << same_bytes << " byte-identical listings");
+  // Side by side in worker processes, each architecture's call split among
+  // them: more processes, the same instructions and metrics.
+  Disassembled split = disassemble_many(tc, paths, "", 4);
+  BOOST_REQUIRE_EQUAL(split.listings.size(), all.size());
+  BOOST_TEST(split.processes >= std::min<std::size_t>(4, all.size()));
+  BOOST_TEST(split.processes > batch.processes);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    BOOST_TEST_CONTEXT(paths[i]) {
+      BOOST_REQUIRE(split.listings[i].listing);
+      BOOST_TEST(fields(parsed(*split.listings[i].listing, "split")) ==
+                 fields(parsed(*batch.listings[i].listing, "batch")));
+      BOOST_TEST(metrics_text(tc, paths[i], *split.listings[i].listing) ==
+                 metrics_text(tc, paths[i], *batch.listings[i].listing));
+    }
+  }
 }
 
 namespace {

@@ -1,12 +1,8 @@
 #include "metrics/compile_batch.h"
 
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
 #include <filesystem>
 #include <random>
 
@@ -16,6 +12,7 @@
 #include "metrics/compilation.h"
 #include "metrics/disasm_batch.h"
 #include "support/error.h"
+#include "support/forked.h"
 #include "support/json_input.h"
 #include "metrics/pipeline.h"
 #include "support/text.h"
@@ -51,33 +48,6 @@ std::vector<BatchEntry> read_batch_list(const std::string& text, const std::stri
                        string_field(e, "bytecode", file), string_field(e, "dump_info", file)});
   }
   return entries;
-}
-
-void run_forked(std::size_t n, int jobs, void (*work)(std::size_t, void*), void* context) {
-  void* shared = ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shared == MAP_FAILED) throw Error(kExitInternal, "cannot map the batch's job counter");
-  auto* next = new (shared) std::atomic<std::size_t>(0);
-  std::fflush(nullptr);
-  std::vector<pid_t> children;
-  for (int j = 0; j < std::max(1, jobs) && static_cast<std::size_t>(j) < n; ++j) {
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      for (std::size_t i = next->fetch_add(1); i < n; i = next->fetch_add(1)) work(i, context);
-      std::fflush(nullptr);
-      ::_exit(0);
-    }
-    if (pid > 0) children.push_back(pid);
-  }
-  if (children.empty()) {  // no process could be started: the work is done here
-    for (std::size_t i = next->fetch_add(1); i < n; i = next->fetch_add(1)) work(i, context);
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  ::munmap(shared, sizeof(std::atomic<std::size_t>));
 }
 
 namespace {
@@ -154,7 +124,7 @@ std::vector<Job> pending_jobs(const std::vector<BatchEntry>& entries, const Tool
 }
 
 // Disassembles what compiled, in one batch, and stores each whole entry.
-void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const ResultCache& cache,
+void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const ResultCache& cache, int workers,
                     BatchOutcome& out) {
   std::vector<const Job*> compiled;
   std::vector<std::string> cubins;
@@ -166,7 +136,7 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
       cubins.push_back(prefixed_file(job.prefix, FileKind::kCubin));
     }
   }
-  Disassembled done = disassemble_many(tc, cubins, cache.frames_dir());
+  Disassembled done = disassemble_many(tc, cubins, cache.frames_dir(), workers);
   out.disassembler_calls = done.processes;
   const auto& listings = done.listings;
   for (std::size_t i = 0; i < compiled.size(); ++i) {
@@ -192,7 +162,7 @@ BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const Too
     std::vector<Job> pending = pending_jobs(entries, tools, cache, scratch, out);
     Context context{&pending, &tc};
     run_forked(pending.size(), jobs, compile_job, &context);
-    store_compiled(pending, tc, cache, out);
+    store_compiled(pending, tc, cache, jobs, out);
   } catch (...) {
     std::error_code ec;
     fs::remove_all(scratch, ec);

@@ -3,8 +3,9 @@
 // remarks, SASS listing, resource usage, TileIR text), made ahead of the
 // checks and put into the result cache, where each check then finds it.
 // tileiras runs once per configuration, in up to `jobs` processes at a time;
-// nvdisasm runs once for the whole batch (see disasm_batch.h) instead of
-// once per cubin. A configuration the batch cannot compile or disassemble
+// nvdisasm runs once per architecture for the whole batch (see
+// disasm_batch.h), those calls too up to `jobs` at a time, instead of once
+// per cubin. A configuration the batch cannot compile or disassemble
 // is left to its check, which repeats the step alone and reports it; the
 // batch itself never fails a test.
 #pragma once
@@ -36,9 +37,5 @@ struct BatchOutcome {
 
 BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,
                                const Toolchain& tc, const ResultCache& cache, int jobs);
-
-// Runs work(i) for every i below n in up to `jobs` forked processes, each
-// taking the next index when it is done with one.
-void run_forked(std::size_t n, int jobs, void (*work)(std::size_t, void*), void* context);
 
 }  // namespace tileperf

@@ -13,6 +13,7 @@
 
 #include "readers/elf.h"
 #include "support/error.h"
+#include "support/forked.h"
 #include "analysis/isa.h"
 #include "support/sha256.h"
 #include "support/text.h"
@@ -265,26 +266,31 @@ void save_frame(const std::string& file, const ListingFrame& f) {
   }
 }
 
-// The listings of `group`, cubins of one raw architecture, from one raw-mode
-// call; a cubin the call does not stand for is disassembled alone.
-void disassemble_raw(const Toolchain& tc, const std::vector<std::string>& cubins, std::vector<Member*>& group,
-                     Disassembled& done) {
+// The raw bytes of one call: each member's code at an aligned offset, which
+// becomes its base.
+std::string lay_out(std::vector<Member*>& call) {
   std::string buffer;
-  for (Member* m : group) {
+  for (Member* m : call) {
     buffer.resize((buffer.size() + kAlign - 1) / kAlign * kAlign, '\0');
     m->base = buffer.size();
     buffer += m->code.bytes;
   }
+  return buffer;
+}
+
+// The listings of `call`'s members, cubins of one raw architecture, from the
+// output of its one raw-mode call (nullopt when the call failed); a cubin the
+// output does not stand for is disassembled alone.
+void take_listings(const Toolchain& tc, const std::vector<std::string>& cubins, const std::vector<Member*>& call,
+                   const std::optional<std::string>& output, Disassembled& done) {
   std::vector<RawInstruction> raw;
   try {
-    ScratchFile file(buffer);
-    ++done.processes;
-    raw = parse_raw_listing(run_nvdisasm_raw(tc, group[0]->frame->raw_arch, file.path()));
+    if (output) raw = parse_raw_listing(*output);
   } catch (const Error&) {
     raw.clear();
   }
   std::size_t at = 0;
-  for (Member* m : group) {
+  for (Member* m : call) {
     std::uint64_t end = m->base + m->code.bytes.size();
     while (at < raw.size() && raw[at].address < m->base) ++at;
     std::size_t from = at;
@@ -299,10 +305,53 @@ void disassemble_raw(const Toolchain& tc, const std::vector<std::string>& cubins
   }
 }
 
+// The raw-mode calls: each architecture's members, cut where a call would
+// pass kRawCallBytes, then the largest call halved while there are fewer
+// calls than workers, so that every worker has one.
+std::vector<std::vector<Member*>> plan_calls(const std::map<std::string, std::vector<Member*>>& by_arch,
+                                             int workers) {
+  auto bytes_of = [](const std::vector<Member*>& call) {
+    std::uint64_t bytes = 0;
+    for (const Member* m : call) bytes += m->code.bytes.size();
+    return bytes;
+  };
+  std::vector<std::vector<Member*>> calls;
+  for (const auto& [arch, group] : by_arch) {
+    std::vector<Member*> call;
+    std::uint64_t bytes = 0;
+    for (Member* m : group) {
+      if (!call.empty() && bytes + m->code.bytes.size() > kRawCallBytes) {
+        calls.push_back(std::move(call));
+        call.clear();
+        bytes = 0;
+      }
+      call.push_back(m);
+      bytes += m->code.bytes.size();
+    }
+    if (!call.empty()) calls.push_back(std::move(call));
+  }
+  while (calls.size() < static_cast<std::size_t>(std::max(1, workers))) {
+    auto largest = std::max_element(calls.begin(), calls.end(), [&](const auto& a, const auto& b) {
+      return bytes_of(a) < bytes_of(b);
+    });
+    if (largest == calls.end() || largest->size() < 2) break;
+    std::uint64_t half = bytes_of(*largest) / 2, bytes = 0;
+    std::size_t cut = 1;
+    while (cut + 1 < largest->size() && bytes + (*largest)[cut - 1]->code.bytes.size() < half) {
+      bytes += (*largest)[cut - 1]->code.bytes.size();
+      ++cut;
+    }
+    std::vector<Member*> second(largest->begin() + static_cast<std::ptrdiff_t>(cut), largest->end());
+    largest->resize(cut);
+    calls.push_back(std::move(second));
+  }
+  return calls;
+}
+
 }  // namespace
 
 Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string>& cubins,
-                              const std::string& frame_dir) {
+                              const std::string& frame_dir, int workers) {
   Disassembled done;
   done.listings.resize(cubins.size());
   std::vector<Member> members;
@@ -321,44 +370,51 @@ Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string
     }
   }
   // A frame per ELF flags value: kept from an earlier batch, else learned
-  // from the ELF-mode listing of the first cubin with those flags.
+  // from the ELF-mode listing of the first cubin with those flags (those
+  // listings made side by side, up to `workers` at a time).
+  auto key_of = [](const Member& m) { return std::uint64_t(m.code.abi) << 32 | m.code.flags; };
   std::map<std::uint64_t, std::optional<ListingFrame>> frames;
+  std::vector<Member*> learners;
+  for (auto& m : members) {
+    auto [it, fresh] = frames.try_emplace(key_of(m));
+    if (fresh) {
+      it->second = read_frame(frame_file(tc, frame_dir, m.code));
+      if (!it->second) learners.push_back(&m);
+    }
+  }
+  auto learned = texts_forked(learners.size(), workers,
+                              [&](std::size_t i) { return run_disassembler(tc, cubins[learners[i]->index]); });
+  done.processes += learners.size();
+  std::vector<bool> learner(cubins.size(), false);
+  for (std::size_t i = 0; i < learners.size(); ++i) {
+    learner[learners[i]->index] = true;
+    const Member& m = *learners[i];
+    done.listings[m.index] = BatchListing{learned[i].text, learned[i].error};
+    auto& frame = frames[key_of(m)];
+    frame = learned[i].text ? listing_frame(*learned[i].text, m.code.function) : std::nullopt;
+    if (frame) save_frame(frame_file(tc, frame_dir, m.code), *frame);
+  }
   std::map<std::string, std::vector<Member*>> by_arch;
   for (auto& m : members) {
-    std::uint64_t key = std::uint64_t(m.code.abi) << 32 | m.code.flags;
-    auto [it, fresh] = frames.try_emplace(key);
-    if (fresh) {
-      std::string file = frame_file(tc, frame_dir, m.code);
-      it->second = read_frame(file);
-      if (!it->second) {
-        done.listings[m.index] = alone(tc, cubins[m.index], done.processes);
-        const auto& listing = done.listings[m.index].listing;
-        it->second = listing ? listing_frame(*listing, m.code.function) : std::nullopt;
-        if (it->second) save_frame(file, *it->second);
-        continue;
-      }
-    }
-    m.frame = it->second ? &*it->second : nullptr;
+    if (learner[m.index]) continue;
+    const auto& frame = frames[key_of(m)];
+    m.frame = frame ? &*frame : nullptr;
     if (m.frame) {
       by_arch[m.frame->raw_arch].push_back(&m);
     } else {
       done.listings[m.index] = alone(tc, cubins[m.index], done.processes);
     }
   }
-  for (auto& [arch, group] : by_arch) {
-    std::vector<Member*> call;
-    std::uint64_t bytes = 0;
-    for (Member* m : group) {
-      if (!call.empty() && bytes + m->code.bytes.size() > kRawCallBytes) {
-        disassemble_raw(tc, cubins, call, done);
-        call.clear();
-        bytes = 0;
-      }
-      call.push_back(m);
-      bytes += m->code.bytes.size();
-    }
-    if (!call.empty()) disassemble_raw(tc, cubins, call, done);
-  }
+  // The raw-mode calls, side by side.
+  auto calls = plan_calls(by_arch, workers);
+  std::vector<std::string> buffers;
+  for (auto& call : calls) buffers.push_back(lay_out(call));
+  auto outputs = texts_forked(calls.size(), workers, [&](std::size_t i) {
+    ScratchFile file(buffers[i]);
+    return run_nvdisasm_raw(tc, calls[i][0]->frame->raw_arch, file.path());
+  });
+  done.processes += calls.size();
+  for (std::size_t i = 0; i < calls.size(); ++i) take_listings(tc, cubins, calls[i], outputs[i].text, done);
   return done;
 }
 

@@ -86,8 +86,10 @@ struct Disassembled {
 };
 // `frame_dir` ("": none) keeps the frames learned from ELF-mode listings for
 // later batches, so that a batch whose frames are known runs one nvdisasm
-// process per architecture.
+// process per architecture. The nvdisasm calls run up to `workers` at a
+// time: an architecture's call is split in two (or more) while there are
+// fewer calls than workers.
 Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string>& cubins,
-                              const std::string& frame_dir = "");
+                              const std::string& frame_dir = "", int workers = 1);
 
 }  // namespace tileperf
