@@ -25,9 +25,9 @@ takes one file down, not the batch. Each export writes the same stamp its
 dump test would; the dump test then finds it current. A file whose export
 failed is left to its dump test, which repeats it alone and reports why:
 the batch fails only when it cannot run at all (an unreadable batch file).
-With fewer than BATCH_MIN_FILES stale files (one kernel edited) the batch
-exports nothing: their dump tests do it, while every other kernel's tests
-start at once. With --run-file, each stamp the batch found current or
+One stale file (one kernel edited) is exported the same way: the compile
+batch waits for every dump test, so a dump test that exported it instead
+would only add a Python start of its own. With --run-file, each stamp the batch found current or
 exported gets <stamp>.current naming the run; the dump test's command
 (`tileperf dump`) then ends at once without starting Python.
 
@@ -51,9 +51,6 @@ from tileperf_dump.files import write_json
 
 STAMP_FORMAT = "tileperf-dump-stamp/1"
 BATCH_FORMAT = "tileperf-dump-batch/1"
-# Below this many stale files the batch exports nothing: each costs its dump
-# test one Python start, and the tests of current files need not wait.
-BATCH_MIN_FILES = 3
 # Seconds an export waits for another run's export of the same folder.
 LOCK_WAIT = 600
 EXIT_IO = 10  # tileperf's exit code of an I/O failure
@@ -285,10 +282,7 @@ def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
             stale.append((e, why))
     print(f"{len(entries)} kernel file(s), {len(entries) - len(stale)} up to date, "
           f"{len(stale)} to export")
-    if len(stale) < BATCH_MIN_FILES:
-        if stale:
-            print(f"left to their own dump tests, which export fewer than {BATCH_MIN_FILES} "
-                  "files in parallel as fast, without holding back the others")
+    if not stale:
         return 0
     _leave_own_folder()
     # What every export imports first, once for all of them.
