@@ -132,7 +132,7 @@ compiled = json.loads(times.read_text()) if times.is_file() else {}
 total = mine = 0.0
 for c in cases:
     t, name = float(c.get("time", 0)), c.get("name")
-    if name.startswith("dump.batch.") or name.startswith("compile.batch."):
+    if name.startswith("dump.batch.") or name == "compile.batch" or name.startswith("compile.batch."):
         # A batch exported or compiled every kernel file: the kernel's part
         # of its time, in proportion to the seconds of each it reports.
         total += t

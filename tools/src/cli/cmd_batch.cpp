@@ -82,8 +82,10 @@ int run_batch(const Args& args) {
   BatchOutcome out = with_io_errors([&] { return run_compile_batch(entries, tools, tc, cache, jobs); });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("{}: {} configuration(s): {} in the cache, {} compiled by {} tileiras process(es) at a time "
-             "and disassembled by {} nvdisasm process(es), {} left to their checks ({:.1f} s)\n",
-             what, out.entries, out.cached, out.compiled, jobs, out.disassembler_calls, out.left.size(), seconds);
+             "and disassembled by {} nvdisasm process(es), {} left to their checks ({:.1f} s: cache lookups "
+             "{:.1f} s, compiling {:.1f} s, disassembling {:.1f} s, storing {:.1f} s)\n",
+             what, out.entries, out.cached, out.compiled, jobs, out.disassembler_calls, out.left.size(), seconds,
+             out.lookup_seconds, out.compile_wall_seconds, out.disassembly_seconds, out.store_seconds);
   // Each configuration's tileiras time, for a benchmark's share of a kernel.
   nlohmann::json times(out.compile_seconds);
   write_file_atomic(list + "." + (arch.empty() ? "all" : arch) + ".seconds.json", times.dump(1) + "\n",

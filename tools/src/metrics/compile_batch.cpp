@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <random>
 
@@ -136,8 +137,11 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
       cubins.push_back(prefixed_file(job.prefix, FileKind::kCubin));
     }
   }
+  auto start = std::chrono::steady_clock::now();
   Disassembled done = disassemble_many(tc, cubins, cache.frames_dir(), workers);
   out.disassembler_calls = done.processes;
+  auto disassembled = std::chrono::steady_clock::now();
+  out.disassembly_seconds = std::chrono::duration<double>(disassembled - start).count();
   const auto& listings = done.listings;
   for (std::size_t i = 0; i < compiled.size(); ++i) {
     const Job& job = *compiled[i];
@@ -150,6 +154,7 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
     ++out.compiled;
     out.compile_seconds[job.entry->test] = std::stod(read_file(job.prefix + ".seconds"));
   }
+  out.store_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - disassembled).count();
 }
 
 }  // namespace
@@ -159,9 +164,13 @@ BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const Too
   BatchOutcome out;
   std::string scratch = scratch_folder(cache);
   try {
+    auto start = std::chrono::steady_clock::now();
     std::vector<Job> pending = pending_jobs(entries, tools, cache, scratch, out);
+    auto looked_up = std::chrono::steady_clock::now();
+    out.lookup_seconds = std::chrono::duration<double>(looked_up - start).count();
     Context context{&pending, &tc};
     run_forked(pending.size(), jobs, compile_job, &context);
+    out.compile_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - looked_up).count();
     store_compiled(pending, tc, cache, jobs, out);
   } catch (...) {
     std::error_code ec;

@@ -25,14 +25,19 @@ struct BatchEntry {
   std::string arch, bytecode, dump_info;
 };
 
-// The entries of a batch list (format tileperf-compile-batch/1, written by
-// the CMake API); InputError naming `file` when it is malformed.
+// The entries of a batch list (format tileperf-compile-batch/1, written at
+// the end of configure by python -m tileperf_dump.batches from the records
+// the CMake API's registrations listed); InputError naming `file` when it is
+// malformed.
 std::vector<BatchEntry> read_batch_list(const std::string& text, const std::string& file);
 
 struct BatchOutcome {
   std::size_t entries = 0, cached = 0, compiled = 0, disassembler_calls = 0;
   std::vector<std::string> left;  // "<test>: <why>": left to their checks
   std::map<std::string, double> compile_seconds;  // test -> tileiras's time
+  // Wall seconds of each phase: the cache lookups, the compilations (with
+  // cuobjdump -res-usage and tileirdisasm), the disassembly, the storing.
+  double lookup_seconds = 0, compile_wall_seconds = 0, disassembly_seconds = 0, store_seconds = 0;
 };
 
 BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,
