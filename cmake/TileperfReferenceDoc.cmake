@@ -28,10 +28,13 @@ function(help_section out title)
   set(${out} "### ${title}\n\n```text\n${text}```\n\n" PARENT_SCOPE)
 endfunction()
 
-# The subcommands `tileperf --help` lists, in its order.
-function(subcommands out help)
-  string(FIND "${help}" "subcommands:\n" start)
+# The subcommands `tileperf --help` lists under `header` ("subcommands:",
+# "internal subcommands ..."), in its order.
+function(subcommands out help header)
+  string(FIND "${help}" "\n${header}" start)
   string(SUBSTRING "${help}" ${start} -1 rest)
+  string(FIND "${rest}" ":\n" colon)
+  string(SUBSTRING "${rest}" ${colon} -1 rest)
   string(FIND "${rest}" "\n\n" stop)
   string(SUBSTRING "${rest}" 0 ${stop} listing)
   string(REGEX MATCHALL "\n  [a-z][a-z-]*" names "${listing}")
@@ -41,8 +44,9 @@ endfunction()
 
 tileperf_output(help --help)
 set(commands "### tileperf\n\n```text\n${help}```\n\n")
-subcommands(names "${help}")
-foreach(name IN LISTS names)
+subcommands(names "${help}" "subcommands:")
+subcommands(internal "${help}" "internal subcommands")
+foreach(name IN LISTS names internal)
   help_section(section "tileperf ${name}" ${name})
   string(APPEND commands "${section}")
 endforeach()

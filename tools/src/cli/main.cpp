@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@ struct Subcommand {
   const char* name;
   const char* description;
   int (*handler)(const Args&);
+  bool internal = false;  // run by the CMake API's tests and batches, not by hand
 };
 
 const Subcommand kSubcommands[] = {
@@ -33,13 +35,13 @@ const Subcommand kSubcommands[] = {
     {"summary", "one line per test from the results a run left behind", run_summary},
     {"loops", "the loop tree of a cubin or SASS listing, with per-loop metrics and cost", run_loops},
     {"edit-report", "the catch rate of the self-test corpus of edited kernels", run_edit_report},
-    {"not-run", "the command of a perf test that cannot run: says why, skipped or failed", run_not_run},
-    {"toolchain", "probe the tools once into the record every test of a run reads", run_toolchain},
+    {"not-run", "the command of a perf test that cannot run: says why, skipped or failed", run_not_run, true},
+    {"toolchain", "probe the tools once into the record every test of a run reads", run_toolchain, true},
     {"progress", "one line per finished test of ctest's output, with [n/N], state and key metrics", run_progress},
-    {"run-start", "write the record of a new run, which each check of the run stamps", run_run_start},
+    {"run-start", "write the record of a new run, which each check of the run stamps", run_run_start, true},
     {"cache", "what a result cache holds; prune it to the entries recent runs used", run_cache},
-    {"batch", "compile and disassemble a run's perf tests ahead of their checks, into the cache", run_batch},
-    {"dump", "the command of a dump test: done when this run's dump batch found it current", run_dump},
+    {"batch", "compile and disassemble a run's perf tests ahead of their checks, into the cache", run_batch, true},
+    {"dump", "the command of a dump test: done when this run's dump batch found it current", run_dump, true},
     {"preview", "a toolchain bump as one review: what the new toolchain moves, per verdict and metric",
      run_preview},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
@@ -65,10 +67,18 @@ std::string exit_code_list() {
 }
 
 void print_help() {
+  std::size_t width = 0;
+  for (const auto& s : kSubcommands) width = std::max(width, std::string_view(s.name).size());
   std::cout << "usage: tileperf <subcommand> [options]\n\n"
                "Catches code-generation regressions in cuTile kernels from compiler output.\n\n"
                "subcommands:\n";
-  for (const auto& s : kSubcommands) fmt::print("  {:<9} {}\n", s.name, s.description);
+  for (const auto& s : kSubcommands) {
+    if (!s.internal) fmt::print("  {:<{}} {}\n", s.name, width, s.description);
+  }
+  std::cout << "\ninternal subcommands (the steps the CMake API's tests run):\n";
+  for (const auto& s : kSubcommands) {
+    if (s.internal) fmt::print("  {:<{}} {}\n", s.name, width, s.description);
+  }
   std::cout << "\n'tileperf <subcommand> --help' describes its options.\n" << exit_code_list();
 }
 

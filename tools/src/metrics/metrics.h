@@ -69,7 +69,9 @@ std::vector<std::string> tuning_changes(const Metrics& baseline, const Metrics& 
 // Empty when they are the same.
 std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& now);
 
-// Validates names: [A-Za-z0-9_]+ for kernel and config, sm_<digits> for arch.
+// Validates names against the name rules of support/defaults.h: kNamePattern
+// ([A-Za-z0-9_]+) for kernel and config, kArchPattern (sm_[0-9]+[a-z]?, so
+// sm_90a too) for arch.
 void validate_test_id(const TestId& id);
 
 nlohmann::json to_json(const Metrics& m);
