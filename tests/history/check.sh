@@ -255,8 +255,17 @@ step_bisect() {
     fail "the commit that does not build is not skipped"
   grep -q "poly.py:12 .*acc = ct.exp" "$WORK/bisect.txt" || fail "bisect does not show the source line that moved"
   grep -q "(cached)" "$WORK/bisect.txt" || fail "no step was served by the shared result cache"
-  # The verdict against c7's baseline, reusing the work folder (and its cache).
+  # The verdict against c7's baseline, reusing the work folder (and its
+  # cache), is the check's: HEAD also retunes the tile (c10, a tuning change
+  # judged by the launch estimate alone, which the exponential of a
+  # memory-bound kernel leaves within its limit), so HEAD passes against it.
   "$tileperf" bisect --good "$(sha c7)" --bad HEAD --test perf.poly.f32_1024.sm_120 --work "$WORK/bisect" \
+    --jobs 2 "${args[@]}" >"$WORK/verdict.txt" 2>&1 || fail "bisect failed: $(cat "$WORK/verdict.txt")"
+  cat "$WORK/verdict.txt"
+  grep -q "^the verdict against the good baseline is pass at both revisions: nothing to bisect$" "$WORK/verdict.txt" ||
+    fail "the verdict of HEAD, a tuning change, is not judged as the check judges it"
+  # Before the retuning, c8 is the regression.
+  "$tileperf" bisect --good "$(sha c7)" --bad "$(sha c8)" --test perf.poly.f32_1024.sm_120 --work "$WORK/bisect" \
     --jobs 2 "${args[@]}" >"$WORK/verdict.txt" 2>&1 || fail "bisect failed: $(cat "$WORK/verdict.txt")"
   cat "$WORK/verdict.txt"
   grep -q "^first commit that changed the verdict against the good baseline of perf.poly.f32_1024.sm_120: $(sha c8 | cut -c1-12) " \

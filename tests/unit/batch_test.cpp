@@ -14,7 +14,7 @@
 #include "toolchain/ctest_selection.h"
 #include "support/error.h"
 #include "support/forked.h"
-#include "gate/states.h"
+#include "support/states.h"
 
 using namespace tileperf;
 
@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(every_job_runs_once_in_the_worker_processes) {
 
 BOOST_AUTO_TEST_CASE(texts_made_in_worker_processes_come_back_in_order_with_their_errors) {
   auto make = [](std::size_t i) -> std::string {
-    if (i == 3) throw Error(kExitToolchain, "item 3 failed");
+    if (i == 3) throw Error(State::kToolchainFailure, "item 3 failed");
     if (i == 5) ::_exit(9);  // a worker that dies takes its item down, not the others
     return std::string(i * 1000, static_cast<char>('a' + i));
   };
@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(texts_made_in_worker_processes_come_back_in_order_with_thei
   }
   // One job: made in this process, errors caught the same way.
   auto here = texts_forked(4, 1, [](std::size_t i) -> std::string {
-    if (i == 2) throw Error(kExitToolchain, "two");
+    if (i == 2) throw Error(State::kToolchainFailure, "two");
     return std::to_string(i);
   });
   BOOST_TEST(*here[1].text == "1");
@@ -94,7 +94,7 @@ BOOST_AUTO_TEST_CASE(the_selection_keeps_what_selects_and_drops_what_runs_or_rep
 }
 
 BOOST_AUTO_TEST_CASE(an_io_failure_has_a_state_and_exit_code_of_its_own) {
-  BOOST_TEST(state_name(state_for_exit(kExitIo)) == std::string("I/O failure"));
+  BOOST_TEST(state_name(IoError("/x", ENOSPC, "cannot write").state()) == std::string("I/O failure"));
   BOOST_TEST(state_info(State::kIoFailure).exit_code == 10);
   for (const auto& s : all_states()) {
     if (s.state != State::kIoFailure) BOOST_TEST(s.exit_code != 10);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "gate/compare.h"
+#include "gate/judgement.h"
 #include "report/comparison_text.h"
 
 using namespace tileperf;

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "results/edits.h"
+#include "gate/judgement.h"
 #include "support/error.h"
 #include "fixtures.h"
 #include "metrics/metrics.h"

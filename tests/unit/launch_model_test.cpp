@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "gate/compare.h"
+#include "gate/judgement.h"
 #include "readers/elf.h"
 #include "fixtures.h"
 #include "support/json_input.h"

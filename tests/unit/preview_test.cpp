@@ -21,10 +21,12 @@ MetricDiff diff(const std::string& name, std::int64_t base, std::int64_t cur, Ve
   return d;
 }
 
-TestResult bumped(const std::string& kernel, const std::string& arch, std::vector<MetricDiff> diffs) {
+TestResult bumped(const std::string& kernel, const std::string& arch, std::vector<MetricDiff> diffs,
+                  State compared) {
   TestResult r;
   r.id = {kernel, "f16", arch};
   r.state = State::kToolchainChanged;
+  r.compared = compared;
   r.toolchain_change = {"tileiras 13.4.92 -> 13.5.37"};
   r.diff = std::move(diffs);
   return r;
@@ -42,12 +44,15 @@ std::vector<TestResult> bump() {
   std::vector<TestResult> rs;
   rs.push_back(bumped("softmax", "sm_90", {diff("sass.mufu.RCP", 4, 7, Verdict::kRegressed),
                                            diff("sass.mufu", 13, 15, Verdict::kRegressed),
-                                           diff("sass.instructions", 423, 389, Verdict::kImproved)}));
+                                           diff("sass.instructions", 423, 389, Verdict::kImproved)},
+                        State::kRegressed));
   rs.push_back(bumped("transpose", "sm_120", {diff("regs", 24, 32, Verdict::kRegressed),
-                                              diff("sass.mufu", 1, 2, Verdict::kRegressed)}));
+                                              diff("sass.mufu", 1, 2, Verdict::kRegressed)},
+                        State::kRegressed));
   rs.push_back(bumped("gelu", "sm_120", {diff("sass.instructions", 143, 120, Verdict::kImproved),
-                                         diff("sass.opcode.FFMA", 10, 2, Verdict::kInfo, Direction::kInfo)}));
-  rs.push_back(bumped("rope", "sm_90", {diff("sass.instructions", 100, 101, Verdict::kOk)}));
+                                         diff("sass.opcode.FFMA", 10, 2, Verdict::kInfo, Direction::kInfo)},
+                        State::kImproved));
+  rs.push_back(bumped("rope", "sm_90", {diff("sass.instructions", 100, 101, Verdict::kOk)}, State::kPass));
   TestResult pass;
   pass.id = {"matmul", "f16", "sm_90"};
   rs.push_back(pass);
@@ -56,13 +61,16 @@ std::vector<TestResult> bump() {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(preview_state_follows_the_verdicts) {
+BOOST_AUTO_TEST_CASE(preview_state_is_what_the_check_judged_under_the_new_toolchain) {
   auto rs = bump();
   BOOST_TEST(state_name(preview_state(rs[0])) == std::string("regressed"));
   BOOST_TEST(state_name(preview_state(rs[2])) == std::string("improved"));
   BOOST_TEST(state_name(preview_state(rs[3])) == std::string("pass"));
-  rs[3].broken.push_back({"local.bytes == 0", "local.bytes", "", "default.json", "4"});
-  BOOST_TEST(state_name(preview_state(rs[3])) == std::string("regressed"));
+  // Another kernel under the new toolchain would fail too, and says why.
+  rs[3].compared = State::kSignatureChanged;
+  ToolchainPreview p = make_toolchain_preview(pointers(rs));
+  BOOST_TEST(preview_counts_text(p) == "3 would regress, 1 would improve, 0 within limits");
+  BOOST_TEST(preview_markdown(p, "UPDATE").find("would regress (signature changed)") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(totals_per_verdict_and_metric_by_impact) {

@@ -14,6 +14,7 @@
 #include "gate/baseline.h"
 #include "gate/bisect.h"
 #include "gate/compare.h"
+#include "gate/judgement.h"
 #include "support/error.h"
 #include "toolchain/git.h"
 #include "gate/policy.h"
@@ -160,6 +161,14 @@ class StepRunner {
   std::map<std::string, StepResult> seen_;
 };
 
+}  // namespace
+
+std::string bisect_verdict(const Metrics& good_baseline, const Metrics& measured, const Policy& policy) {
+  return state_name(judge(good_baseline, measured, policy).compared);
+}
+
+namespace {
+
 // What a commit is judged by: the metric's value, or the verdict against the
 // good revision's baseline under its policies.
 class Reference {
@@ -181,8 +190,7 @@ class Reference {
       auto it = m.values.find(o_.metric);
       return it == m.values.end() ? "(none)" : std::to_string(it->second);
     }
-    if (classify_signature(baseline_, m) == SignatureChange::kIdentity) return "signature changed";
-    return state_name(compare_metrics(baseline_, m, policy_).state);
+    return bisect_verdict(baseline_, m, policy_);
   }
 
   StepOutcome judge(const StepResult& m) const {

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gate/policy.h"
 #include "metrics/metrics.h"
 
 namespace tileperf {
@@ -34,6 +35,12 @@ std::string option_value(const nlohmann::json& command, const std::string& optio
 
 // The ctest -R expression that selects exactly this test.
 std::string ctest_regex(const TestId& id);
+
+// What a commit's measurement is judged as against the good revision's
+// baseline, without --metric: the name of the state judge() gives under
+// every rule but the toolchain's (each commit is measured with the same
+// tools, and the good baseline may be of another toolchain).
+std::string bisect_verdict(const Metrics& good_baseline, const Metrics& measured, const Policy& policy);
 
 // Checks the options and revisions, runs the bisection, prints each step and
 // the first commit that changed; the exit code. UsageError on bad input.

@@ -14,11 +14,11 @@
 #include "gate/baseline.h"
 #include "gate/check_memo.h"
 #include "gate/compare.h"
+#include "gate/judgement.h"
 #include "gate/policy.h"
 #include "metrics/compilation.h"
 #include "metrics/metrics.h"
 #include "metrics/pipeline.h"
-#include "readers/remarks.h"
 #include "report/comparison_text.h"
 #include "results/edits.h"
 #include "results/result.h"
@@ -227,62 +227,15 @@ namespace {
 // reviewed step), and the metrics are compared under the usual policies all
 // the same, as the preview of what accepting the new toolchain moves; the
 // verdicts stay in the result for `tileperf summary` and `tileperf preview`.
-int toolchain_changed(const CheckOptions& o, const Metrics& baseline, const Metrics& current,
-                      Comparison c, const CheckSeen& seen, TestResult& result, std::string& report) {
-  result.state = State::kToolchainChanged;
-  // A metric every measurement writes (a remark count, 0 when tileiras says
-  // nothing) that the baseline lacks was not reported by the old toolchain:
-  // shown, not judged.
-  const auto always = remark_metrics({});
-  for (auto& d : c.diffs) {
-    if (d.change != Change::kNew || !always.count(d.name) || d.direction == Direction::kInfo) continue;
-    d.verdict = Verdict::kInfo;
-    result.notes.push_back(fmt::format("{} is new with this toolchain ({} now; the baseline's did not report "
-                                       "it): not judged",
-                                       d.name, d.current));
-  }
-  result.toolchain_change = toolchain_changes(baseline, current);
-  result.set_diff(c);
-  auto regressed = c.with_verdict(Verdict::kRegressed).size(), improved = c.with_verdict(Verdict::kImproved).size();
-  std::string preview = regressed + improved + c.broken.size() == 0
-                            ? "no gated metric past its limit"
-                            : fmt::format("{} metric(s) over the limit, {} improved, {} check(s) broken",
-                                          regressed, improved, c.broken.size());
-  result.message = fmt::format("the baseline was made with another toolchain ({}); compared under the new one, "
-                               "nothing written: {}; review and update with: {}",
-                               fmt::join(result.toolchain_change, ", "), preview, o.update_command);
+void report_toolchain_change(const CheckOptions& o, const Metrics& baseline, const Metrics& current,
+                             const Judgement& j, const CheckSeen& seen, TestResult& result, std::string& report) {
+  const Comparison& c = j.comparison;
+  result.toolchain_change = j.toolchain;
   report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
   if (c.changed_gated() != 0) {
     result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
     report += format_line_moves(result.lines);
   }
-  return kExitToolchainChanged;
-}
-
-// The launch facts that moved behind a regressed estimate ("launch.ctas
-// 528 -> 132, limiting term l2 -> latency"): the grid, the blocks per SM,
-// the waves and the estimate's limiting term, so that a cost rise names the
-// launch change behind it (empty when no cost metric regressed).
-std::string launch_moves(const Comparison& c) {
-  bool cost = false;
-  for (const auto* d : c.with_verdict(Verdict::kRegressed)) cost = cost || d->name.rfind("cost.", 0) == 0;
-  if (!cost) return "";
-  std::vector<std::string> moved;
-  std::string limit_from, limit_to;
-  for (const auto& d : c.diffs) {
-    if (d.change == Change::kUnchanged) continue;
-    if (d.name == "launch.ctas" || d.name == "launch.blocks_per_sm" || d.name == "launch.waves" ||
-        d.name == "launch.cluster") {
-      moved.push_back(fmt::format("{} {} -> {}", d.name, d.baseline, d.current));
-    } else if (d.name.rfind("cost.limit.", 0) == 0) {
-      (d.change == Change::kRemoved ? limit_from : limit_to) = d.name.substr(11);
-    }
-  }
-  if (!limit_from.empty() || !limit_to.empty()) {
-    moved.push_back(fmt::format("limiting term {} -> {}", limit_from.empty() ? "?" : limit_from,
-                                limit_to.empty() ? "?" : limit_to));
-  }
-  return moved.empty() ? "" : fmt::format(" (the launch moved: {})", fmt::join(moved, ", "));
 }
 
 }  // namespace
@@ -293,41 +246,25 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     result.state = State::kNew;
     result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
                                  o.update_command);
-    return kExitNew;
+    return state_info(result.state).exit_code;
   }
   auto t = Clock::now();
   Metrics baseline = read_baseline(o.baseline);
-  Judgement j = judge(baseline, current, policy, o.exact);
+  Judgement j = judge(baseline, current, policy, {o.exact, o.strict});
   const Comparison& c = j.comparison;
-  if (j.state == State::kToolchainChanged) return toolchain_changed(o, baseline, current, c, seen, result, report);
-  result.seconds["compare"] = since(t);
+  result.state = j.state;
+  result.compared = j.compared;
+  result.message = judgement_message(j, o.update_command);
+  result.notes.insert(result.notes.end(), j.notes.begin(), j.notes.end());
   result.set_diff(c);
-  result.state = j.state == State::kSignatureChanged ? c.state : j.state;
+  if (j.state == State::kToolchainChanged) {
+    report_toolchain_change(o, baseline, current, j, seen, result, report);
+    return j.exit_code();
+  }
+  result.seconds["compare"] = since(t);
   if (j.tuning()) result.tuning = j.signature;
   for (const auto& line : split(format_broken(j.undecided), '\n')) {
     if (!trim(line).empty()) result.notes.push_back("not deciding a tuning change: " + trim(line));
-  }
-  auto regressed = c.with_verdict(Verdict::kRegressed);
-  std::string tuned = j.tuning() ? fmt::format("tuning change ({}), judged by the launch estimate {}: ",
-                                               fmt::join(j.signature, "; "), kLaunchEstimate)
-                                 : "";
-  std::string over;  // what is over its limit, without the command that accepts it
-  if (!regressed.empty() || !c.broken.empty()) {
-    std::vector<std::string> what;
-    if (!regressed.empty()) {
-      what.push_back(fmt::format("{} metric(s) over the limit{}", regressed.size(), launch_moves(c)));
-    }
-    if (!c.broken.empty()) what.push_back(fmt::format("{} check(s) broken", c.broken.size()));
-    over = fmt::format("{}{}{}", j.trade_off.empty() ? "" : j.trade_off + ": ", tuned, fmt::join(what, ", "));
-    result.message = fmt::format("{}; if intended, accept with: {}", over, o.update_command);
-  } else if (c.state == State::kImproved && o.strict) {
-    result.state = State::kStale;
-    result.message = tuned + "improved beyond tolerance, and strict mode fails on a stale baseline; "
-                     "tighten it with: " + o.update_command;
-  } else if (c.state == State::kImproved) {
-    result.message = tuned + "improved beyond tolerance; tighten the baseline with: " + o.update_command;
-  } else if (j.tuning()) {
-    result.message = tuned + "within its limit; record the tuned configuration with: " + o.update_command;
   }
   report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
   bool loop_moved = std::any_of(c.diffs.begin(), c.diffs.end(), [](const MetricDiff& d) {
@@ -342,18 +279,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   if (c.state == State::kRegressed || j.state == State::kSignatureChanged) {
     report += fmt::format("  listing: {}\n", o.shown_path(prefixed_file(o.prefix(), FileKind::kSass)));
   }
-  // Another kernel than the baseline's fails whatever moved; the metrics are
-  // still shown for the review.
-  if (j.state == State::kSignatureChanged) {
-    result.state = State::kSignatureChanged;
-    result.message = fmt::format("the configuration exports another kernel than the baseline's "
-                                 "({}){}; if intended, update with: {}",
-                                 fmt::join(j.signature, "; "), over.empty() ? "" : "; " + over,
-                                 o.update_command);
-    return kExitSignatureChanged;
-  }
-  if (result.state == State::kRegressed || result.state == State::kStale) return kExitRegression;
-  return kExitOk;
+  return j.exit_code();
 }
 
 namespace {
@@ -513,9 +439,9 @@ int check_kernel(CheckOptions o, const std::vector<std::string>& args) {
   try {
     result.exit_code = with_io_errors([&] { return check(o, result, report); });
   } catch (const Error& e) {
-    bool must_run = e.code() == kExitSkipped && (o.require_run || every_test_must_run());
-    int code = must_run ? kExitNotRun : e.code();
-    result.state = state_for_exit(code);
+    bool must_run = e.state() == State::kSkipped && (o.require_run || every_test_must_run());
+    result.state = must_run ? State::kNotRun : e.state();
+    int code = state_info(result.state).exit_code;
     result.exit_code = code;
     result.message = e.what();
     if (must_run) result.message += " (every test must run here: CI is set or --require-run was given)";

@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "gate/baseline.h"
-#include "gate/compare.h"
+#include "gate/judgement.h"
 #include "support/error.h"
 #include "metrics/metrics.h"
 #include "gate/policy.h"
@@ -38,17 +38,11 @@ int run_compare(const Args& args) {
   }
   Metrics baseline = read_baseline(baseline_path);
   Policy policy = load_policy(checks, current.id.kernel, current.id.config);
-  Judgement j = judge(baseline, current, policy, exact);
-  bool stale = strict && j.state == State::kImproved;
-  std::string why;
-  if (j.state == State::kToolchainChanged) why = fmt::format(" ({})", fmt::join(j.toolchain, ", "));
-  if (j.state == State::kSignatureChanged) why = fmt::format(" ({})", fmt::join(j.signature, "; "));
-  if (j.tuning()) why = fmt::format(" (tuning change: {}; judged by {})", fmt::join(j.signature, "; "), kLaunchEstimate);
-  fmt::print("{}: {}{}\n{}{}", current.id.name(), stale ? "stale" : state_name(j.state), why,
+  Judgement j = judge(baseline, current, policy, {exact, strict});
+  std::string message = judgement_message(j);
+  fmt::print("{}: {}\n{}{}{}", current.id.name(), state_name(j.state), message.empty() ? "" : "  " + message + "\n",
              format_broken(j.comparison.broken), format_diff_table(j.comparison.diffs, verbose));
-  if (j.state == State::kToolchainChanged) return kExitToolchainChanged;
-  if (j.state == State::kSignatureChanged) return kExitSignatureChanged;
-  return j.state == State::kRegressed || stale ? kExitRegression : kExitOk;
+  return j.exit_code();
 }
 
 }  // namespace tileperf

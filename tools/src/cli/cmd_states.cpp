@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "support/error.h"
-#include "gate/states.h"
+#include "support/states.h"
 
 namespace tileperf {
 

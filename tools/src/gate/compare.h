@@ -7,7 +7,7 @@
 
 #include "metrics/metrics.h"
 #include "gate/policy.h"
-#include "gate/states.h"
+#include "support/states.h"
 
 namespace tileperf {
 
@@ -45,37 +45,6 @@ struct Comparison {
 // invariant of the policy makes the state regressed whatever the baseline says.
 Comparison compare_metrics(const Metrics& baseline, const Metrics& current,
                            const Policy& policy, bool exact = false);
-
-// The launch model's estimate: what alone decides a tuning change.
-inline constexpr const char* kLaunchEstimate = "cost.time_ns";
-
-// A test's verdict against its baseline, with the one precedence that
-// check, compare, the merge-request review and diff all use:
-//   toolchain changed (other tool versions or flags: the metrics are a
-//   preview) > signature changed (an identity change: another kernel) >
-//   regressed > improved > pass.
-// A tuning change (classify_signature: only constant values and compiler
-// hints moved) is the same kernel tuned: it is judged on the launch estimate
-// alone; every other metric's verdict and the policy's invariants are
-// shown, not deciding. A tuning change against a baseline
-// without a launch estimate cannot be judged so: signature changed.
-struct Judgement {
-  State state = State::kPass;
-  Comparison comparison;
-  std::vector<std::string> toolchain;  // toolchain_changes, when the toolchain moved
-  std::vector<std::string> signature;  // signature_changes, when the signature moved
-  SignatureChange change = SignatureChange::kNone;
-  std::vector<BrokenInvariant> undecided;  // a tuning change's broken invariants: shown, not deciding
-  // A code change whose counts regress while the launch estimate improves
-  // past its limit: it fails (counts are gated), and every message leads
-  // with the trade-off: "estimated 18.2% faster (cost.time_ns 2250000 ->
-  // 1840000) while sass.instructions +45.0%, loop.main.ii +93.0%". Empty
-  // otherwise.
-  std::string trade_off;
-  bool tuning() const { return change == SignatureChange::kTuning && state != State::kSignatureChanged; }
-};
-
-Judgement judge(const Metrics& baseline, const Metrics& current, const Policy& policy, bool exact = false);
 
 // Names in result files and reports.
 const char* change_name(Change c);

@@ -18,6 +18,7 @@
 #include "analysis/sass_diff.h"
 #include "analysis/source_lines.h"
 #include "gate/compare.h"
+#include "gate/judgement.h"
 #include "gate/policy.h"
 #include "metrics/metrics.h"
 #include "readers/elf.h"
@@ -254,7 +255,8 @@ std::vector<SpanDiff> diff_code(const Listing& base, const Listing& head, const 
 // One test present on both sides.
 struct TestDiff {
   std::string name;
-  std::string state;  // regressed, improved, changed, unchanged
+  State judged = State::kPass;  // judge()'s state
+  std::string state;  // shown: the state's name, a pass as "changed" or "unchanged" (kDiffStates)
   Comparison comparison;
   std::vector<std::string> toolchain, signature;
   bool tuning = false;  // the signature moved only in constants and hints: judged by the launch estimate
@@ -310,10 +312,9 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
 
   bool moved = t.comparison.changed() != 0 || !t.lines.empty() || listing_moved || !t.toolchain.empty() ||
                !t.signature.empty();
-  t.state = j.state == State::kRegressed ? "regressed"
-            : j.state == State::kImproved ? "improved"
-            : moved                       ? "changed"
-                                          : "unchanged";
+  t.judged = j.state;
+  // A pass splits by whether anything moved; every other state is shown as itself.
+  t.state = j.state != State::kPass ? state_name(j.state) : moved ? "changed" : "unchanged";
   return t;
 }
 
@@ -434,8 +435,10 @@ nlohmann::json test_json(const TestDiff& t) {
           {"sass_notes", t.code_notes}};
 }
 
-// What a test on both sides ends as, in the order of the summary line.
-constexpr const char* kDiffStates[] = {"regressed", "improved", "changed", "unchanged"};
+// What a test on both sides ends as, in the order of the summary line (the
+// states table's, a pass split in two).
+constexpr const char* kDiffStates[] = {"regressed", "signature changed", "toolchain changed", "stale",
+                                       "improved", "changed", "unchanged"};
 
 // The tests of both sides that the --test filter selects: the diffs of
 // those on both sides, and the names of those on one side only.
@@ -444,8 +447,16 @@ struct DiffRun {
   std::vector<std::string> added, removed;
   std::map<std::string, std::size_t> counts;
   std::map<std::string, Policy> policies;  // by kernel/config; broken checks point at their invariants
-  bool regressed() const {
-    return std::any_of(diffs.begin(), diffs.end(), [](const TestDiff& t) { return t.state == "regressed"; });
+  // The exit code of the state first in the states table's order among the
+  // tests: regressed, signature changed or toolchain changed fail the diff
+  // as they fail the check.
+  int exit_code() const {
+    for (const auto& info : all_states()) {
+      for (const auto& t : diffs) {
+        if (t.judged == info.state && info.exit_code != kExitOk) return info.exit_code;
+      }
+    }
+    return kExitOk;
   }
 };
 
@@ -500,7 +511,7 @@ std::string run_text(const DiffRun& run, const Side& base, const Side& head, con
   out += fmt::format("{} test(s) in both: {}; {} added, {} removed (base {}, head {})\n", run.diffs.size(),
                      parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", ")), run.added.size(),
                      run.removed.size(), base.results, head.results);
-  if (run.regressed() && !facts.update_command.empty()) {
+  if (run.exit_code() != kExitOk && !facts.update_command.empty()) {
     out += "if intended, update the head build's baselines with: " + facts.update_command + "\n";
   }
   return out;
@@ -536,7 +547,7 @@ int diff_builds(const DiffOptions& o, std::ostream& out) {
   DiffRun run = diff_sides(base, head, facts.checks, o, filter);
   out << run_text(run, base, head, facts, o);
   if (!o.json.empty()) write_file_atomic(o.json, run_json(run, base, head, facts).dump(2) + "\n");
-  return run.regressed() ? kExitRegression : kExitOk;
+  return run.exit_code();
 }
 
 }  // namespace tileperf

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "report/view.h"
+#include "support/error.h"
 
 namespace tileperf {
 
@@ -25,10 +26,23 @@ double bad_percent(const MetricDiff& d) {
   return 0;
 }
 
-int state_order(State s) { return s == State::kRegressed ? 0 : s == State::kImproved ? 1 : 2; }
+// The three groups of the preview, in order: what would fail, improve, pass.
+enum class Group { kRegress, kImprove, kWithin };
 
-const char* would(State s) {
-  return s == State::kRegressed ? "would regress" : s == State::kImproved ? "would improve" : "within limits";
+Group group_of(State s) {
+  if (s == State::kImproved || s == State::kStale) return Group::kImprove;
+  return state_info(s).exit_code == kExitOk ? Group::kWithin : Group::kRegress;
+}
+
+int state_order(State s) { return static_cast<int>(group_of(s)); }
+
+std::string would(State s) {
+  switch (group_of(s)) {
+    case Group::kImprove: return "would improve";
+    case Group::kWithin: return "within limits";
+    case Group::kRegress: break;
+  }
+  return s == State::kRegressed ? "would regress" : fmt::format("would regress ({})", state_name(s));
 }
 
 std::string move_text(std::int64_t from, std::int64_t to, double percent) {
@@ -69,7 +83,8 @@ void add_test(ToolchainPreview& p, const TestResult& r, std::map<std::string, Pr
       m.worst_text = "found " + b.found;
     }
   }
-  ++(t.state == State::kRegressed ? p.regressed : t.state == State::kImproved ? p.improved : p.pass);
+  Group g = group_of(t.state);
+  ++(g == Group::kRegress ? p.regressed : g == Group::kImprove ? p.improved : p.pass);
   p.tests.push_back(t);
 }
 
@@ -145,15 +160,7 @@ std::string markdown_line(const PreviewTest& t) {
 
 }  // namespace
 
-State preview_state(const TestResult& r) {
-  bool improved = false;
-  for (const auto& d : r.diff) {
-    if (d.verdict == Verdict::kRegressed) return State::kRegressed;
-    improved = improved || d.verdict == Verdict::kImproved;
-  }
-  if (!r.broken.empty()) return State::kRegressed;
-  return improved ? State::kImproved : State::kPass;
-}
+State preview_state(const TestResult& r) { return r.compared.value_or(r.state); }
 
 ToolchainPreview make_toolchain_preview(const std::vector<const TestResult*>& results) {
   ToolchainPreview p;

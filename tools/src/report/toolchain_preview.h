@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "results/result.h"
-#include "gate/states.h"
+#include "support/states.h"
 
 namespace tileperf {
 
-// What accepting the new toolchain makes of one test: kRegressed (a gated
-// metric past its limit or a check broken), kImproved or kPass.
+// What accepting the new toolchain makes of one test: the state its check
+// judged under every rule but the toolchain's (TestResult::compared).
 State preview_state(const TestResult& r);
 
 // One metric over the previewed tests.

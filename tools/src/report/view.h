@@ -16,7 +16,7 @@
 
 #include "gate/compare.h"
 #include "results/result.h"
-#include "gate/states.h"
+#include "support/states.h"
 
 namespace tileperf {
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gate/judgement.h"
 #include "support/error.h"
 #include "metrics/metrics.h"
 #include "support/text.h"

@@ -7,6 +7,7 @@
 
 #include "gate/baseline.h"
 #include "gate/compare.h"
+#include "gate/judgement.h"
 #include "support/error.h"
 #include "support/json_input.h"
 #include "gate/policy.h"
@@ -43,13 +44,6 @@ bool same_bytes(const std::string& a, const std::string& b) {
   return read_file(a) == read_file(b);
 }
 
-// The parts, joined by `sep`.
-std::string joined(const std::vector<std::string>& parts, const char* sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
-
 // The key metrics of `m` (kKeyMetrics), as a result holds them.
 std::map<std::string, std::int64_t> key_metrics_of(const Metrics& m) {
   std::map<std::string, std::int64_t> out;
@@ -66,17 +60,15 @@ TestResult compared(const Metrics& before, const Metrics& after, const std::stri
   Policy policy = load_policy(checks, after.id.kernel, after.id.config);
   Judgement j = judge(before, after, policy);
   r.state = j.state;
+  r.compared = j.compared;
+  r.exit_code = j.exit_code();
   r.set_diff(j.comparison);
   r.set_lines(line_moves(before.lines, after.lines, before.line_text, after.line_text), {});
   r.key_metrics = key_metrics_of(after);
-  r.message = j.trade_off;
-  if (!j.toolchain.empty()) r.message = "toolchain: " + joined(j.toolchain, ", ");
-  if (j.tuning()) {
-    r.tuning = j.signature;
-    r.message += (r.message.empty() ? "" : "; ") + std::string("tuning change: ") + joined(j.signature, "; ");
-  } else if (!j.signature.empty()) {
-    r.message += (r.message.empty() ? "" : "; ") + std::string("signature: ") + joined(j.signature, "; ");
-  }
+  r.message = judgement_message(j);
+  r.notes = j.notes;
+  if (j.tuning()) r.tuning = j.signature;
+  if (!j.toolchain.empty()) r.toolchain_change = j.toolchain;
   return r;
 }
 

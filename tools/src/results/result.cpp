@@ -67,6 +67,7 @@ nlohmann::json to_json(const TestResult& r) {
                       {"seconds", r.seconds},     {"diff", diff},          {"broken", broken},
                       {"notes", r.notes}};
   if (!r.run.empty()) j["run"] = r.run;
+  if (r.compared && *r.compared != r.state) j["compared"] = state_name(*r.compared);
   if (!r.toolchain_change.empty()) j["toolchain_change"] = r.toolchain_change;
   if (!r.tuning.empty()) j["tuning"] = r.tuning;
   if (!r.launch.empty()) j["launch"] = r.launch;
@@ -124,7 +125,7 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
   for (const char* k : {"format", "kernel", "config", "arch", "state", "key_metrics", "seconds", "exit_code"}) {
     if (!j.contains(k)) malformed(filename, k, "is missing");
   }
-  check_strings(j, {"format", "test", "kernel", "config", "arch", "state", "message", "launch"}, filename, "");
+  check_strings(j, {"format", "test", "kernel", "config", "arch", "state", "compared", "message", "launch"}, filename, "");
   for (const char* k : {"kernel", "config"}) {
     if (!name_problem(j.at(k).get<std::string>()).empty()) malformed(filename, k, "must match [A-Za-z0-9_]+");
   }
@@ -188,6 +189,10 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     TestResult r;
     r.id = {j.at("kernel"), j.at("config"), j.at("arch")};
     r.state = state_from_name(j.at("state"), filename);
+    if (j.contains("compared")) r.compared = state_from_name(j.at("compared"), filename);
+    if (r.state == State::kToolchainChanged && !r.compared) {
+      malformed(filename, "compared", "a toolchain changed result must say what its comparison found");
+    }
     r.exit_code = j.at("exit_code");
     r.message = j.value("message", "");
     r.run = j.value("run", "");

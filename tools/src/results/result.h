@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@
 #include "gate/compare.h"
 #include "metrics/metrics.h"
 #include "analysis/source_lines.h"
-#include "gate/states.h"
+#include "support/states.h"
 
 namespace tileperf {
 
@@ -33,6 +34,10 @@ struct BrokenInvariantRecord {
 struct TestResult {
   TestId id;
   State state = State::kPass;
+  // The state under every rule but the toolchain's (Judgement::compared):
+  // what accepting a new toolchain would give. Set by a comparison with a
+  // baseline; written only when it differs from `state`.
+  std::optional<State> compared;
   int exit_code = 0;
   std::string message;
   std::map<std::string, std::int64_t> key_metrics;

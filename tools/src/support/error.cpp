@@ -23,15 +23,18 @@ std::string shown_line(std::string line) {
 
 }  // namespace
 
+Error::Error(State state, const std::string& message)
+    : std::runtime_error(message), state_(state), code_(static_cast<ExitCode>(state_info(state).exit_code)) {}
+
 InputError::InputError(std::string file, int line, const std::string& message,
                        std::string source_line)
-    : Error(kExitBadInput, location(file, line) + ": " + message),
+    : Error(State::kBadInput, location(file, line) + ": " + message),
       file_(std::move(file)),
       line_(line),
       source_line_(shown_line(std::move(source_line))) {}
 
 IoError::IoError(const std::string& path, int errno_value, const std::string& verb)
-    : Error(kExitIo, fmt::format("{}: {}: {}", path, verb, std::strerror(errno_value))) {}
+    : Error(State::kIoFailure, fmt::format("{}: {}: {}", path, verb, std::strerror(errno_value))) {}
 
 bool is_io_failure(int errno_value) {
   switch (errno_value) {

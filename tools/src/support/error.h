@@ -1,6 +1,7 @@
 // Errors and exit codes shared by every tileperf subcommand.
 //
-// One error path: each failure is an exception carrying its exit code; main()
+// One error path: each failure is an exception carrying the state it ends a
+// test in (support/states.h) and that state's exit code; main()
 // prints it as `tileperf: error: FILE:LINE: what is wrong`, followed by the
 // offending input line where there is one.
 #pragma once
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "support/defaults.h"
+#include "support/states.h"
 
 namespace tileperf {
 
@@ -36,7 +38,7 @@ struct ExitCodeInfo {
 };
 
 // Every exit code and what it means, in order: `tileperf --help` lists
-// them from here, and each state (gate/states.h) names one.
+// them from here, and each state (support/states.h) names one.
 inline constexpr ExitCodeInfo kExitCodes[] = {
     {kExitOk, "ok"},
     {kExitInternal, "internal error"},
@@ -52,14 +54,16 @@ inline constexpr ExitCodeInfo kExitCodes[] = {
     {kExitSkipped, "skipped"},
 };
 
-// Base class: a message and the exit code it maps to.
+// Base class: a message and the state it ends a test in; its exit code is
+// that state's (the states table).
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  Error(State state, const std::string& message);
+  State state() const { return state_; }
   ExitCode code() const { return code_; }
 
  private:
+  State state_;
   ExitCode code_;
 };
 
@@ -80,19 +84,19 @@ class InputError : public Error {
 
 class UsageError : public Error {
  public:
-  explicit UsageError(const std::string& message) : Error(kExitBadInput, message) {}
+  explicit UsageError(const std::string& message) : Error(State::kBadInput, message) {}
 };
 
 // An external tool failed: crash, hang, non-zero exit, or "error:" output.
 class ToolError : public Error {
  public:
-  explicit ToolError(const std::string& message) : Error(kExitToolchain, message) {}
+  explicit ToolError(const std::string& message) : Error(State::kToolchainFailure, message) {}
 };
 
 // The test cannot run here (tool missing, architecture unsupported).
 class SkipError : public Error {
  public:
-  explicit SkipError(const std::string& message) : Error(kExitSkipped, message) {}
+  explicit SkipError(const std::string& message) : Error(State::kSkipped, message) {}
 };
 
 // The file system refused to read or write `path` (disk full, quota,

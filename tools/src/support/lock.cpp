@@ -56,7 +56,7 @@ FileLock::FileLock(const std::string& path, const std::string& what, double time
     if (std::chrono::steady_clock::now() > deadline) {
       std::string holder = holder_of(fd_);
       ::close(fd_);
-      throw Error(kExitIo, fmt::format("{}: still held by {} after {:.0f} s", path, holder, timeout_seconds));
+      throw Error(State::kIoFailure, fmt::format("{}: still held by {} after {:.0f} s", path, holder, timeout_seconds));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

@@ -1,4 +1,4 @@
-#include "gate/states.h"
+#include "support/states.h"
 
 #include <algorithm>
 
@@ -38,13 +38,6 @@ State state_from_name(const std::string& name, const std::string& file) {
     if (name == i.name) return i.state;
   }
   throw InputError(file, 0, "unknown state '" + name + "'");
-}
-
-State state_for_exit(int code) {
-  if (code == kExitOk) return State::kPass;  // improved and updated are told by the result, not the code
-  const auto& states = all_states();
-  auto it = std::find_if(states.begin(), states.end(), [code](const StateInfo& i) { return i.exit_code == code; });
-  return it == states.end() ? State::kError : it->state;
 }
 
 }  // namespace tileperf

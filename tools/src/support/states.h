@@ -43,8 +43,4 @@ inline const char* state_name(State s) { return state_info(s).name; }
 // The state of a name; InputError naming `file` when there is none.
 State state_from_name(const std::string& name, const std::string& file);
 
-// The state an error's exit code stands for: pass for 0, else the first
-// state of the table with that code (kError for a code no state has).
-State state_for_exit(int code);
-
 }  // namespace tileperf

@@ -1,0 +1,229 @@
+// The one decision: judge() gives a comparison's final state, and every
+// caller (the check, `tileperf compare`, the merge-request review, the diff
+// of two builds, the toolchain preview and bisect) ends in that state, on
+// the same inputs, with the exit code of the states table.
+#define BOOST_TEST_MODULE judgement
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "check/bisect_run.h"
+#include "check/kernel_check.h"
+#include "cli/commands.h"
+#include "fixtures.h"
+#include "gate/baseline.h"
+#include "gate/judgement.h"
+#include "report/build_diff.h"
+#include "report/toolchain_preview.h"
+#include "results/merge_review.h"
+#include "support/error.h"
+#include "support/text.h"
+#include "support/work_paths.h"
+
+using namespace tileperf;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kChecks = std::string(TILEPERF_SOURCE_DIR) + "/checks";
+
+Metrics base_metrics() {
+  Metrics m;
+  m.id = {"gelu", "f16_1024", "sm_120"};
+  m.values = {{"sass.instructions", 1000}, {"regs", 32}, {"local.bytes", 0}, {"cost.time_ns", 10000}};
+  m.signature = {{"parameters[0].kind", "ConstantConstraint"}, {"parameters[0].value", "1024"},
+                 {"parameters[1].dtype", "float16"}};
+  m.toolchain = {{"tileiras", "13.5.37"}};
+  m.flags = {"-O3"};
+  m.generator = "tileperf test";
+  return m;
+}
+
+struct Case {
+  const char* name;
+  Metrics current;
+  State state, compared;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  auto with = [](auto edit) {
+    Metrics m = base_metrics();
+    edit(m);
+    return m;
+  };
+  out.push_back({"within limits", with([](Metrics& m) { m.values["sass.instructions"] = 1005; }), State::kPass,
+                 State::kPass});
+  out.push_back({"regressed", with([](Metrics& m) { m.values["sass.instructions"] = 1500; }), State::kRegressed,
+                 State::kRegressed});
+  out.push_back({"improved", with([](Metrics& m) { m.values["sass.instructions"] = 500; }), State::kImproved,
+                 State::kImproved});
+  // Only a constant moved: judged by the launch estimate, 10% faster,
+  // whatever the instructions did.
+  out.push_back({"tuning", with([](Metrics& m) {
+                   m.signature["parameters[0].value"] = "2048";
+                   m.values["sass.instructions"] = 1500;
+                   m.values["cost.time_ns"] = 9000;
+                 }),
+                 State::kImproved, State::kImproved});
+  out.push_back({"another kernel", with([](Metrics& m) {
+                   m.signature["parameters[1].dtype"] = "float32";
+                   m.values["sass.instructions"] = 500;
+                 }),
+                 State::kSignatureChanged, State::kSignatureChanged});
+  // Another toolchain first; what it compares to is kept for the preview and
+  // bisect.
+  out.push_back({"another toolchain", with([](Metrics& m) {
+                   m.toolchain["tileiras"] = "13.6.1";
+                   m.values["sass.instructions"] = 1500;
+                 }),
+                 State::kToolchainChanged, State::kRegressed});
+  return out;
+}
+
+struct Folders : testing::TempFolder {
+  Folders() : TempFolder("judgement-test") {}
+  std::string path(const std::string& name) const { return (root / name).string(); }
+  // `m` as a baseline under `dir` (and its detail file).
+  std::string baseline(const std::string& dir, const Metrics& m) const {
+    std::string file = (fs::path(path(dir)) / relative_path({FileKind::kBaseline, m.id.kernel, m.id.config,
+                                                             m.id.arch}))
+                           .string();
+    write_baseline(file, m, load_policy(kChecks, m.id.kernel, m.id.config));
+    return file;
+  }
+  // `m` as a build's metrics file under `dir`.
+  std::string measured(const std::string& dir, const Metrics& m) const {
+    std::string prefix = test_prefix((fs::path(path(dir)) / m.id.kernel).string(), m.id.config, m.id.arch);
+    fs::create_directories(fs::path(prefix).parent_path());
+    write_file_atomic(prefixed_file(prefix, FileKind::kMetrics), to_json_text(m), Durability::kRenamed);
+    return prefixed_file(prefix, FileKind::kMetrics);
+  }
+};
+
+// What a call prints on standard output, and its return value.
+template <typename F>
+std::pair<int, std::string> printed(const std::string& file, F&& f) {
+  std::fflush(stdout);
+  int saved = ::dup(1);
+  std::FILE* out = std::fopen(file.c_str(), "w");
+  ::dup2(::fileno(out), 1);
+  int code = f();
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  std::fclose(out);
+  return {code, read_file(file)};
+}
+
+// The diff's shown state back as a state: a pass is "changed" or "unchanged".
+State diff_state(const std::string& shown) {
+  return shown == "changed" || shown == "unchanged" ? State::kPass : state_from_name(shown, "diff");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_caller_ends_in_the_state_judge_gives) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  for (const auto& c : cases()) {
+    BOOST_TEST_CONTEXT(c.name) {
+      Folders f;
+      Metrics base = base_metrics();
+      std::string base_file = f.baseline("base", base);
+      std::string head_file = f.baseline("head", c.current);
+      Judgement j = judge(read_baseline(base_file), read_baseline(head_file), policy);
+      BOOST_TEST(state_name(j.state) == state_name(c.state));
+      BOOST_TEST(state_name(j.compared) == state_name(c.compared));
+
+      // tileperf check.
+      CheckOptions o;
+      o.id = base.id;
+      o.baseline = base_file;
+      o.work_dir = f.path("work/gelu");
+      TestResult checked;
+      checked.id = base.id;
+      std::string report;
+      int code = compare_with_baseline(o, policy, read_baseline(head_file), CheckSeen{}, checked, report);
+      BOOST_TEST(state_name(checked.state) == state_name(j.state));
+      BOOST_TEST(code == j.exit_code());
+      BOOST_TEST(code == state_info(j.state).exit_code);
+
+      // tileperf compare.
+      auto [compare_code, text] = printed(f.path("compare.txt"), [&] {
+        return run_compare({base_file, head_file, "--checks", kChecks});
+      });
+      BOOST_TEST(compare_code == j.exit_code());
+      BOOST_TEST(text.rfind(base.id.name() + ": " + state_name(j.state) + "\n", 0) == 0, text);
+
+      // The merge-request review of a branch that rewrote the baseline.
+      ReviewInputs in{f.path("base"), f.path("head"), kChecks};
+      Review review = make_review({}, in);
+      BOOST_REQUIRE_EQUAL(review.accepted.size(), 1u);
+      BOOST_TEST(state_name(review.accepted[0].state) == state_name(j.state));
+
+      // The diff of two builds.
+      DiffOptions d;
+      d.base = f.path("build-base");
+      d.head = f.path("build-head");
+      d.checks = kChecks;
+      d.json = f.path("diff.json");
+      f.measured("build-base", base);
+      f.measured("build-head", c.current);
+      std::ostringstream diff_text;
+      int diff_code = diff_builds(d, diff_text);
+      auto diff = nlohmann::json::parse(read_file(d.json));
+      BOOST_TEST(state_name(diff_state(diff.at("tests").at(0).at("state"))) == state_name(j.state));
+      BOOST_TEST(diff_code == j.exit_code());
+
+      // The toolchain preview and bisect: the state under the new tools.
+      BOOST_TEST(state_name(preview_state(checked)) == state_name(j.compared));
+      BOOST_TEST(bisect_verdict(read_baseline(base_file), read_baseline(head_file), policy) ==
+                 state_name(j.compared));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(strict_mode_makes_an_improvement_stale_for_check_and_compare_alike) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Folders f;
+  Metrics base = base_metrics(), better = base_metrics();
+  better.values["sass.instructions"] = 500;
+  std::string base_file = f.baseline("base", base), head_file = f.baseline("head", better);
+  Judgement j = judge(base, better, policy, {.exact = false, .strict = true});
+  BOOST_TEST(state_name(j.state) == std::string("stale"));
+  BOOST_TEST(j.exit_code() == kExitRegression);
+  BOOST_TEST(judgement_message(j, "UPDATE") ==
+             "improved beyond tolerance, and strict mode fails on a stale baseline; tighten it with: UPDATE");
+  CheckOptions o;
+  o.id = base.id;
+  o.baseline = base_file;
+  o.work_dir = f.path("work/gelu");
+  o.strict = true;
+  o.update_command = "UPDATE";
+  TestResult checked;
+  std::string report;
+  BOOST_TEST(compare_with_baseline(o, policy, better, CheckSeen{}, checked, report) == kExitRegression);
+  BOOST_TEST(state_name(checked.state) == std::string("stale"));
+  BOOST_TEST(checked.message == judgement_message(j, "UPDATE"));
+  auto [code, text] = printed(f.path("compare.txt"), [&] {
+    return run_compare({base_file, head_file, "--checks", kChecks, "--strict"});
+  });
+  BOOST_TEST(code == kExitRegression);
+  BOOST_TEST(text.rfind("perf.gelu.f16_1024.sm_120: stale\n", 0) == 0, text);
+}
+
+BOOST_AUTO_TEST_CASE(an_error_carries_its_state_and_the_states_exit_code) {
+  BOOST_TEST(state_name(UsageError("x").state()) == std::string("bad input"));
+  BOOST_TEST(state_name(InputError("f", 1, "x").state()) == std::string("bad input"));
+  BOOST_TEST(state_name(ToolError("x").state()) == std::string("toolchain failure"));
+  BOOST_TEST(state_name(SkipError("x").state()) == std::string("skipped"));
+  for (const Error& e : {Error(State::kIoFailure, "x"), Error(State::kError, "x"), Error(State::kNotRun, "x")}) {
+    BOOST_TEST(e.code() == state_info(e.state()).exit_code);
+  }
+}
