@@ -117,7 +117,7 @@ function(tileperf_add_edit_tests)
   # results, judged as if the patch expected spills.
   add_test(NAME mutants.wrong_expectation_fails
     COMMAND "${CMAKE_COMMAND}" -DEXPECT_EXIT=3
-      "-DEXPECT_OUTPUT=FAIL mutant gelu_exact_tanh \\(expect: local.bytes\\)\n      f16_1024.sm_120: escaped \\(local.bytes neither over its limit nor in a broken check; state regressed\\)"
+      "-DEXPECT_OUTPUT=FAIL mutant gelu_exact_tanh \\(expect: local.bytes\\)\n      f16_1024.sm_120: escaped \\(local.bytes neither over its limit nor in a broken invariant; state regressed\\)"
       -P "${TILEPERF_EXPECT_RUN}" --
       $<TARGET_FILE:tileperf> edit-report
       --manifest "${TILEPERF_TESTS_DIR}/fixtures/edits-wrong-expectation.json"

@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SassListing listing = parse_sass(in, fuzz::kInputName);
     const Problem* p = problem ? &*problem : nullptr;
     std::vector<FunctionFlow> flows;
-    LoopReport loops = analyze_loops(listing, LoopOptions{nullptr, p, 4096, 8}, &flows);
+    LoopAnalysis loops = analyze_loops(listing, LoopOptions{nullptr, p, 4096, 8}, &flows);
     LaunchInputs launch;
     launch.listing = &listing;
     launch.flows = &flows;

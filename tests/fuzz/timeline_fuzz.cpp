@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     problem.grid = {64, 2};
     problem.blocks = 128;
     std::vector<FunctionFlow> flows;
-    LoopReport loops = analyze_loops(listing, LoopOptions{nullptr, &problem, 4096, 4}, &flows);
+    LoopAnalysis loops = analyze_loops(listing, LoopOptions{nullptr, &problem, 4096, 4}, &flows);
     TimelineInputs t;
     t.listing = &listing;
     t.flows = &flows;

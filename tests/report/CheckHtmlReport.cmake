@@ -30,7 +30,7 @@ set(expect
   "<article class=\"test-detail state-regressed\" id=\"perf.matmul.f16_128x128x64.sm_90\""
   "<td>sass.mufu.RCP</td><td class=\"num\" data-value=\"1\">1</td><td class=\"num\" data-value=\"9\">9</td><td class=\"num\" data-value=\"8\">+8</td>"
   "+800.0%</td><td class=\"num\">+0</td><td class=\"regressed\">regressed</td>"
-  "check broken: remarks.tensor_core.failed == 0"
+  "invariant broken: remarks.tensor_core.failed == 0"
   "<svg class=\"opcode-chart\""
   "<rect class=\"bar up\" data-opcode=\"sass.opcode.MUFU.EX2\""
   "<rect class=\"bar down\" data-opcode=\"sass.opcode.MUFU.TANH\""

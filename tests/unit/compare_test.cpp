@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(broken_invariant_fails_even_when_baseline_agrees) {
   BOOST_TEST(c.changed() == 0u);
   BOOST_TEST(c.state == State::kRegressed);
   BOOST_TEST(format_broken(c.broken) ==
-             "  check broken: checks/k.json: invariants[0] requires local.bytes == 0 (no spills); "
+             "  invariant broken: checks/k.json: invariants[0] requires local.bytes == 0 (no spills); "
              "found local.bytes = 32\n");
 }
 

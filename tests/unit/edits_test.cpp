@@ -50,7 +50,7 @@ BOOST_AUTO_TEST_CASE(a_metric_under_a_regressed_prefix_is_not_caught) {
   auto r = regressed({"sass.mufu", "sass.mufu.EX2"});
   auto v = judge_edit(mutant({"sass.mufu.RCP"}), &r);
   BOOST_TEST(!v.as_expected);
-  BOOST_TEST(v.text == "escaped (sass.mufu.RCP neither over its limit nor in a broken check; "
+  BOOST_TEST(v.text == "escaped (sass.mufu.RCP neither over its limit nor in a broken invariant; "
                        "state regressed)");
   BOOST_TEST(!judge_edit(mutant({"sass"}), &r).as_expected);  // nor a prefix of one
 }

@@ -33,7 +33,7 @@ SassListing listing_of(const std::vector<Insn>& code) { return synthetic_listing
 
 struct Analysed {
   SassListing listing;
-  LoopReport loops;
+  LoopAnalysis loops;
   std::vector<FunctionFlow> flows;
 };
 

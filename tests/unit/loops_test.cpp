@@ -23,7 +23,7 @@ struct Fixture {
   SassListing listing;
   LineTable lines;
   std::optional<Problem> problem;
-  LoopReport report;
+  LoopAnalysis report;
 };
 
 // The report of a fixture listing, with its cubin's line table and, if
@@ -40,12 +40,12 @@ Fixture analyze(const std::string& base, const std::string& dump = "",
   return f;
 }
 
-const LoopInfo& main_loop(const LoopReport& r) {
+const LoopInfo& main_loop(const LoopAnalysis& r) {
   BOOST_REQUIRE(r.main >= 0);
   return r.loops[static_cast<std::size_t>(r.main)];
 }
 
-LoopReport analyze_code(const std::vector<std::string>& code, const std::string& arch = "sm_90a") {
+LoopAnalysis analyze_code(const std::vector<std::string>& code, const std::string& arch = "sm_90a") {
   static SassListing listing;  // the report keeps no pointer into it, but keep it alive anyway
   listing = synthetic_listing(code, arch);
   return analyze_loops(listing, {});

@@ -3,7 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
+#include "fixtures.h"
 #include "report/toolchain_preview.h"
+#include "results/run_record.h"
 
 using namespace tileperf;
 
@@ -128,7 +132,13 @@ BOOST_AUTO_TEST_CASE(markdown_holds_every_test_and_fits_its_limit) {
   BOOST_TEST(cut.find("more test(s) left out to stay under") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(build_dir_only_when_it_is_one) {
-  BOOST_TEST(build_dir_of({"a", "b"}) == "<build-dir>");
-  BOOST_TEST(build_dir_of({"/nonexistent/tileperf"}) == "<build-dir>");
+BOOST_AUTO_TEST_CASE(the_update_command_is_the_one_the_run_record_keeps) {
+  testing::TempFolder folder("preview-test");
+  std::string results = (folder.root / "build" / "tileperf").string();
+  std::filesystem::create_directories(results);
+  BOOST_TEST(recorded_update_command({results}) == "cmake --build <build-dir> --target update_baselines");
+  write_run_record(results + "/run.json", {"r1", "/src/checks", "cmake --build /b --target update_baselines"});
+  for (const auto& dir : {results, (folder.root / "build").string(), results + "/gelu"}) {
+    BOOST_TEST(recorded_update_command({"/nonexistent/tileperf", dir}) == "cmake --build /b --target update_baselines");
+  }
 }

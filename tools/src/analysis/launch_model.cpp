@@ -360,7 +360,7 @@ struct ClassCost {
 // The trips of `mean`'s loops for class `cls` of the skeleton: a loop
 // counted by the skeleton takes its computed loops' iterations over
 // executions.
-std::vector<double> class_trips(const LoopReport& mean, const BlockClass& c) {
+std::vector<double> class_trips(const LoopAnalysis& mean, const BlockClass& c) {
   std::vector<double> out;
   for (const auto& l : mean.loops) {
     if (l.trips_sources.empty()) {
@@ -419,7 +419,7 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   const Skeleton* sk = in.skeleton && in.skeleton->evaluated && !in.skeleton->classes.empty() ? in.skeleton : nullptr;
   auto per_block = block_pipes(in, *in.flows);
   std::vector<FunctionFlow> flows = *in.flows;  // reweighed for each class of blocks
-  LoopReport loops = *in.loops;
+  LoopAnalysis loops = *in.loops;
   auto set_trips = [&](const std::vector<double>& trips) {
     for (std::size_t i = 0; i < loops.loops.size(); ++i) loops.loops[i].trips = trips[i];
     for (auto& f : flows) reweigh(loops, f);

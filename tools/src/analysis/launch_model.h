@@ -66,7 +66,7 @@ const std::vector<ArchSpec>& arch_table();
 struct LaunchInputs {
   const SassListing* listing = nullptr;
   const std::vector<FunctionFlow>* flows = nullptr;
-  const LoopReport* loops = nullptr;
+  const LoopAnalysis* loops = nullptr;
   const LineTable* lines = nullptr;
   const TileIrStats* tileir = nullptr;   // null: bytes from the SASS loads and stores
   const Problem* problem = nullptr;      // null: one block

@@ -141,7 +141,7 @@ std::optional<LineRange> body_lines(const FunctionGraph& g, const std::vector<In
 class FunctionAnalysis {
  public:
   FunctionAnalysis(const SassFunction& fn, const CostModel& model, const LoopOptions& o,
-                   LoopReport& report)
+                   LoopAnalysis& report)
       : g_(build_graph(fn)), model_(model), o_(o), report_(report) {
     warps_ = o.warps > 0 ? warp_masks(g_, o.warps) : std::vector<WarpMask>(g_.blocks.size(), 1);
   }
@@ -361,7 +361,7 @@ class FunctionAnalysis {
   FunctionGraph g_;
   const CostModel& model_;
   const LoopOptions& o_;
-  LoopReport& report_;
+  LoopAnalysis& report_;
   Index first_loop_ = 0;
   std::vector<int> routine_of_;
   std::vector<WarpMask> warps_;
@@ -384,7 +384,7 @@ int choose_main(const std::vector<LoopInfo>& loops) {
 
 // Declarations that name no compiled loop (with a skeleton, it holds the
 // declarations against the TileIR's loops instead).
-void note_unmatched_trips(LoopReport& report, const LoopOptions& o) {
+void note_unmatched_trips(LoopAnalysis& report, const LoopOptions& o) {
   if (!o.problem || o.computed) return;
   for (const auto& decl : o.problem->trips) {
     bool used = std::any_of(report.loops.begin(), report.loops.end(),
@@ -411,9 +411,9 @@ bool declares(const TripDeclaration& decl, const std::string& file, int line,
          (decl.calls.empty() || std::any_of(decl.calls.begin(), decl.calls.end(), at_call));
 }
 
-LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
+LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& options,
                          std::vector<FunctionFlow>* flows) {
-  LoopReport report;
+  LoopAnalysis report;
   report.arch = listing.arch;
   CostModel model(listing.arch, options.tensor_macs_hint);
   for (const auto& fn : listing.functions) {
@@ -449,7 +449,7 @@ std::int64_t cost_metric(double cycles) {
 
 }  // namespace
 
-void reweigh(const LoopReport& report, FunctionFlow& f) {
+void reweigh(const LoopAnalysis& report, FunctionFlow& f) {
   const FunctionGraph& g = f.graph;
   std::vector<double> weight(g.blocks.size(), 0);
   for (Index b = 0; b < g.blocks.size(); ++b) {
@@ -485,7 +485,7 @@ void reweigh(const LoopReport& report, FunctionFlow& f) {
   }
 }
 
-std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem) {
+std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& report, const Problem* problem) {
   std::map<std::string, std::int64_t> m;
   std::int64_t count = 0, spin = 0, depth = 0;
   LoopInfo all;  // every loop body but the retry loops', summed
@@ -539,7 +539,7 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const
 // The loop whose picture goes beside the main loop's: the one with the
 // most copies issued by warps that do not run the main loop (the producer of
 // a warp-specialised pipeline), if any.
-int producer_loop(const LoopReport& r) {
+int producer_loop(const LoopAnalysis& r) {
   if (r.main < 0) return -1;
   WarpMask consumers = r.loops[static_cast<std::size_t>(r.main)].warps;
   int best = -1;

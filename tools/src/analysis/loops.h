@@ -92,7 +92,7 @@ struct LineRange {
 struct LoopInfo {
   std::string function;
   std::uint64_t begin = 0, end = 0;  // header address, last address of its hot (not cold) blocks
-  int parent = -1;                   // index in LoopReport::loops
+  int parent = -1;                   // index in LoopAnalysis::loops
   int depth = 1;
   bool spin = false;                 // retry loop: of a barrier wait, or of a register allocation
   bool allocation_retry = false;     // ... of a register allocation (runs once, not cold)
@@ -113,7 +113,9 @@ struct LoopInfo {
   std::optional<LineRange> lines;    // source lines of the body, in the kernel's file
 };
 
-struct LoopReport {
+// The loops of one listing, analysed (report/loops_report renders it for
+// `tileperf loops`; a check keeps its main loop for the message).
+struct LoopAnalysis {
   std::string arch;
   std::vector<LoopInfo> loops;       // by function, then address
   int main = -1;                     // index of the main loop, -1: no loop
@@ -141,11 +143,11 @@ struct FunctionFlow {
   FunctionGraph graph;
   std::vector<double> runs;
   std::vector<WarpMask> warps;
-  std::size_t first_loop = 0;  // its loops' first index in LoopReport::loops
+  std::size_t first_loop = 0;  // its loops' first index in LoopAnalysis::loops
   // What the runs are made of: each block's routine (the entry block that
   // reaches it first, -1 where none does), the calls that run a routine
   // (block, entry block), each block's own cost in cycles, and the blocks'
-  // runs times their cost (what LoopReport::block_cost sums).
+  // runs times their cost (what LoopAnalysis::block_cost sums).
   std::vector<int> routine_of;
   std::vector<std::pair<std::size_t, std::size_t>> calls;
   std::vector<double> own_cost;
@@ -154,11 +156,11 @@ struct FunctionFlow {
 
 // The runs of each block of `flow` again, from the trips of `report`'s loops
 // (a class of blocks with counts of its own), and its block cost.
-void reweigh(const LoopReport& report, FunctionFlow& flow);
+void reweigh(const LoopAnalysis& report, FunctionFlow& flow);
 
 // With `flows`, also hands over each function's flow (the graphs point
 // into `listing`).
-LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
+LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& options,
                          std::vector<FunctionFlow>* flows = nullptr);
 
 // loop.count, loop.spin, loop.max_depth, loop.main.* (the main loop's
@@ -166,12 +168,12 @@ LoopReport analyze_loops(const SassListing& listing, const LoopOptions& options,
 // producer loop of a warp-specialised pipeline too), cost.block,
 // cost.launch (per-block cost times the problem's blocks; one block
 // without a problem), cost.unclassified.
-std::map<std::string, std::int64_t> loop_metrics(const LoopReport& report, const Problem* problem);
+std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& report, const Problem* problem);
 
 // The loop drawn beside the main loop: the one with the most copies
 // issued by warps that do not run the main loop (the producer of a
 // warp-specialised pipeline); -1 when there is none.
-int producer_loop(const LoopReport& r);
+int producer_loop(const LoopAnalysis& r);
 
 // A trip count as a reader wants it: "31", or "31.03" for a mean.
 std::string trips_text(double trips);

@@ -84,7 +84,7 @@ struct RoleTime {
 };
 
 struct LoopTimeline {
-  std::size_t loop = 0;  // index in LoopReport::loops
+  std::size_t loop = 0;  // index in LoopAnalysis::loops
   double cycles_per_iteration = 0;
   std::vector<IssueEvent> events;  // three iterations, in issue order
 };
@@ -92,13 +92,13 @@ struct LoopTimeline {
 struct BlockTimeline {
   std::vector<RoleTime> roles;        // per warp role
   double cycles = 0;                  // the longest role: one block's latency on an idle SM
-  std::map<std::size_t, LoopTimeline> loops;  // per loop (LoopReport index), of its first role
+  std::map<std::size_t, LoopTimeline> loops;  // per loop (LoopAnalysis index), of its first role
 };
 
 struct TimelineInputs {
   const SassListing* listing = nullptr;
   const std::vector<FunctionFlow>* flows = nullptr;
-  const LoopReport* loops = nullptr;
+  const LoopAnalysis* loops = nullptr;
   const LineTable* lines = nullptr;
   const TileIrStats* tileir = nullptr;  // tile bytes per source line, for the TMA copies' sizes
   Latencies latency;

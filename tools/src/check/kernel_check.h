@@ -39,7 +39,7 @@ struct CheckOptions {
 
 // What a measurement saw beside the metrics, for the report.
 struct CheckSeen {
-  LoopReport loops;                                // the main loop, for a loop regression
+  LoopAnalysis loops;                                // the main loop, for a loop regression
   std::map<std::string, std::string> line_paths;  // "gelu.py" -> the path the line table names
 };
 

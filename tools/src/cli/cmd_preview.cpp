@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "support/error.h"
 #include "report/toolchain_preview.h"
+#include "results/run_record.h"
 #include "report/view.h"
 #include "results/result.h"
 #include "support/text.h"
@@ -33,15 +34,12 @@ int run_preview(const Args& args) {
       ->capture_default_str();
   app.add_option("--max-metrics", max_metrics, "rows of the per-metric table printed here")->capture_default_str();
   app.add_option("--update-command", update_command,
-                 "the command that accepts the new toolchain (default: update_baselines of the build folder "
-                 "above the results)");
+                 "the command that accepts the new toolchain (default: the one the results' run record keeps)");
   app.footer("Exit 0 when no test ended toolchain changed or none would regress, 3 when some would.");
   if (parse_args(app, args)) return kExitOk;
 
   auto results = collect_results(dirs);
-  if (update_command.empty()) {
-    update_command = fmt::format("cmake --build {} --target update_baselines", build_dir_of(dirs));
-  }
+  if (update_command.empty()) update_command = recorded_update_command(dirs);
   ReportView view = make_report_view(results);
   std::vector<const TestResult*> shown;
   for (const auto& t : view.tests) shown.push_back(t.result);

@@ -13,6 +13,7 @@
 #include "report/history_report.h"
 #include "metrics/metrics.h"
 #include "report/toolchain_preview.h"
+#include "results/run_record.h"
 #include "report/comparison_text.h"
 #include "report/view.h"
 #include "results/result.h"
@@ -24,7 +25,7 @@ namespace {
 
 // Under a test: its message (why it was skipped, say); for one that needs a
 // look, what went over its limit (for an update, every gated metric that
-// moved, for its review), its broken checks and its notes.
+// moved, for its review), its broken invariants and its notes.
 std::string details(const TestView& t) {
   // A toolchain bump is reviewed as one: see the lines under the counts.
   if (t.result->state == State::kToolchainChanged) return "";
@@ -36,7 +37,7 @@ std::string details(const TestView& t) {
                        d.delta_text, d.percent_text, d.limit_text, verdict_name(d.verdict));
   }
   for (const auto& b : t.result->broken) {
-    out += fmt::format("    check broken: {}; found {}\n", b.require, b.found);
+    out += fmt::format("    invariant broken: {}; found {}\n", b.require, b.found);
   }
   for (const auto& n : t.result->notes) out += "    note: " + n + "\n";
   return out;
@@ -102,7 +103,7 @@ int run_summary(const Args& args) {
   if (ToolchainPreview p = make_toolchain_preview(shown); !p.tests.empty()) {
     std::string preview = "tileperf preview";
     for (const auto& d : dirs) preview += " " + d;
-    fmt::print("{}", preview_text(p, fmt::format("cmake --build {} --target update_baselines", build_dir_of(dirs)),
+    fmt::print("{}", preview_text(p, recorded_update_command(dirs),
                                   0, preview + " --markdown preview.md"));
   }
   if (auto runs = view.runs_text(); !runs.empty()) fmt::print("{}\n", runs);

@@ -124,7 +124,7 @@ std::string judgement_message(const Judgement& j, const std::string& command) {
     auto improved = c.with_verdict(Verdict::kImproved).size();
     std::string preview = regressed.size() + improved + c.broken.size() == 0
                               ? "no gated metric past its limit"
-                              : fmt::format("{} metric(s) over the limit, {} improved, {} check(s) broken",
+                              : fmt::format("{} metric(s) over the limit, {} improved, {} invariant(s) broken",
                                             regressed.size(), improved, c.broken.size());
     return with(fmt::format("the baseline was made with another toolchain ({}); compared under the new one, "
                             "nothing written: {}",
@@ -140,7 +140,7 @@ std::string judgement_message(const Judgement& j, const std::string& command) {
     if (!regressed.empty()) {
       what.push_back(fmt::format("{} metric(s) over the limit{}", regressed.size(), launch_moves(c)));
     }
-    if (!c.broken.empty()) what.push_back(fmt::format("{} check(s) broken", c.broken.size()));
+    if (!c.broken.empty()) what.push_back(fmt::format("{} invariant(s) broken", c.broken.size()));
     over = fmt::format("{}{}{}", j.trade_off.empty() ? "" : j.trade_off + ": ", tuned, fmt::join(what, ", "));
   }
   switch (j.state) {

@@ -40,7 +40,7 @@ struct Measurement {
   std::map<std::string, std::int64_t> values;
   std::vector<std::string> notes;  // diagnostics: never gate by themselves
   Skeleton skeleton;               // the kernel's control skeleton, evaluated for the problem's launch
-  LoopReport loops;                // the loops behind the loop.* and cost.* metrics
+  LoopAnalysis loops;                // the loops behind the loop.* and cost.* metrics
   LaunchEstimate launch;           // the launch model behind cost.time_ns (its timeline without events)
   LineCounts lines;                // instructions per source line
 };

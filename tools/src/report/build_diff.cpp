@@ -106,7 +106,7 @@ Side read_side(const std::string& dir, const std::string& which) {
 // each instruction, when the cubin beside it has a line table.
 struct Listing {
   SassListing sass;
-  LoopReport loops;
+  LoopAnalysis loops;
   LineTable lines;
   std::map<std::string, std::string> paths;  // "gelu.py" -> the path the line table names
 };
@@ -446,7 +446,7 @@ struct DiffRun {
   std::vector<TestDiff> diffs;
   std::vector<std::string> added, removed;
   std::map<std::string, std::size_t> counts;
-  std::map<std::string, Policy> policies;  // by kernel/config; broken checks point at their invariants
+  std::map<std::string, Policy> policies;  // by kernel/config; broken invariants point at their invariants
   // The exit code of the state first in the states table's order among the
   // tests: regressed, signature changed or toolchain changed fail the diff
   // as they fail the check.

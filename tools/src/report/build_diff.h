@@ -34,7 +34,7 @@ struct BuildFacts {
 BuildFacts recorded_build_facts(const std::string& results, const std::string& checks);
 
 // Writes the diff's text to `out` (and its JSON to o.json); returns
-// kExitRegression when a gated metric regressed or a check broke, else kExitOk.
+// kExitRegression when a gated metric regressed or an invariant broke, else kExitOk.
 int diff_builds(const DiffOptions& o, std::ostream& out);
 
 }  // namespace tileperf

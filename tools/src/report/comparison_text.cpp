@@ -46,7 +46,7 @@ std::string format_diff_table(const std::vector<MetricDiff>& diffs, bool verbose
   return out + total_line(diff_totals(diffs));
 }
 
-std::string format_main_loop(const LoopReport& loops) {
+std::string format_main_loop(const LoopAnalysis& loops) {
   if (loops.main < 0) return "  main loop: none (the kernel has no loop outside barrier-wait retries)\n";
   const LoopInfo& l = loops.loops[static_cast<std::size_t>(loops.main)];
   return fmt::format("  main loop: {:#06x}-{:#06x} of {}{}, depth {}, {} trips ({}): {} instructions, "
@@ -83,7 +83,7 @@ std::string format_broken(const std::vector<BrokenInvariant>& broken) {
   std::string out;
   for (const auto& b : broken) {
     const Invariant& inv = *b.invariant;
-    out += fmt::format("  check broken: {} requires {}{}; found {}\n", inv.origin, inv.text,
+    out += fmt::format("  invariant broken: {} requires {}{}; found {}\n", inv.origin, inv.text,
                        inv.why.empty() ? "" : " (" + inv.why + ")", b.found);
   }
   return out;

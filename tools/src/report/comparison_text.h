@@ -1,5 +1,5 @@
 // What `check` and `compare` print about one comparison: the diff table,
-// where the main loop is, the broken checks, the key metrics; and the CTest
+// where the main loop is, the broken invariants, the key metrics; and the CTest
 // measurements.
 #pragma once
 
@@ -27,7 +27,7 @@ std::string format_diff_table(const std::vector<MetricDiff>& diffs, bool verbose
 // "main loop: 0x0b10-0x0f60 of matmul (matmul.py:35-38), depth 1, 128
 // trips (k): ..." where the current kernel's main loop is, for a regression
 // of a loop.* or cost.* metric.
-std::string format_main_loop(const LoopReport& loops);
+std::string format_main_loop(const LoopAnalysis& loops);
 
 // "source lines that moved:" and one line per move: file:line, baseline ->
 // current instructions, delta and the line's text.

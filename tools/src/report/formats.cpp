@@ -53,7 +53,7 @@ std::string md_details(const TestView& t) {
   std::string out;
   if (!r.message.empty()) out += md_escape(r.message) + "\n\n";
   for (const auto& b : r.broken) {
-    out += fmt::format("- check broken: `{}`{}; found `{}`\n", b.require, b.why.empty() ? "" : " (" + md_escape(b.why) + ")",
+    out += fmt::format("- invariant broken: `{}`{}; found `{}`\n", b.require, b.why.empty() ? "" : " (" + md_escape(b.why) + ")",
                        b.found);
   }
   if (!t.rows.empty()) {

@@ -212,7 +212,7 @@ std::string test_detail(const TestView& t) {
   if (!r.message.empty()) out += "<p class=\"message\">" + esc(r.message) + "</p>\n";
   if (!r.launch.empty()) out += "<p class=\"launch\">launch: " + esc(r.launch) + "</p>\n";
   for (const auto& b : r.broken) {
-    out += fmt::format("<p class=\"regressed broken\">check broken: {}{}; found {}</p>\n", esc(b.require),
+    out += fmt::format("<p class=\"regressed broken\">invariant broken: {}{}; found {}</p>\n", esc(b.require),
                        b.why.empty() ? "" : " (" + esc(b.why) + ")", esc(b.found));
   }
   if (!t.rows.empty()) out += diff_table(t);

@@ -134,7 +134,7 @@ nlohmann::json skeleton_json(const Skeleton& s) {
           {"evaluated_blocks", s.evaluated_blocks}, {"steps", s.steps}, {"notes", s.notes}};
 }
 
-void add_loop(std::string& out, const LoopReport& r, std::size_t i, int indent) {
+void add_loop(std::string& out, const LoopAnalysis& r, std::size_t i, int indent) {
   const LoopInfo& l = r.loops[i];
   std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
   if (l.spin) {
@@ -155,7 +155,7 @@ void add_loop(std::string& out, const LoopReport& r, std::size_t i, int indent) 
 }
 
 // Why the main loop is the main loop: its work beside the runner-up's.
-std::string main_choice(const LoopReport& r) {
+std::string main_choice(const LoopAnalysis& r) {
   if (r.main < 0) return "no loop besides retry loops: no main loop";
   const LoopInfo& main = r.loops[static_cast<std::size_t>(r.main)];
   const LoopInfo* next = nullptr;
@@ -169,7 +169,7 @@ std::string main_choice(const LoopReport& r) {
   return out + "; retry loops are never the main loop";
 }
 
-void add_tree(std::string& out, const LoopReport& r, int parent, int indent) {
+void add_tree(std::string& out, const LoopAnalysis& r, int parent, int indent) {
   for (std::size_t i = 0; i < r.loops.size(); ++i) {
     if (r.loops[i].parent != parent) continue;
     add_loop(out, r, i, indent);
@@ -177,7 +177,7 @@ void add_tree(std::string& out, const LoopReport& r, int parent, int indent) {
   }
 }
 
-nlohmann::json loop_json(const LoopReport& r) {
+nlohmann::json loop_json(const LoopAnalysis& r) {
   nlohmann::json loops = nlohmann::json::array();
   for (std::size_t i = 0; i < r.loops.size(); ++i) {
     const LoopInfo& l = r.loops[i];
@@ -236,7 +236,7 @@ bool loop_outputs(LoopsOptions& o, ToolOutputs& out) {
   return true;
 }
 
-void add_gantt(std::string& out, const LoopReport& r, const LaunchEstimate& e, int loop, const char* title) {
+void add_gantt(std::string& out, const LoopAnalysis& r, const LaunchEstimate& e, int loop, const char* title) {
   auto it = e.timeline.loops.find(static_cast<std::size_t>(loop));
   if (it == e.timeline.loops.end()) return;
   const LoopInfo& l = r.loops[static_cast<std::size_t>(loop)];
@@ -269,7 +269,7 @@ void add_launch(std::string& out, const Measurement& m) {
   for (const auto& note : e.notes) out += fmt::format("  note: {}\n", note);
 }
 
-void add_report(std::string& out, const LoopsOptions& o, const SassListing& listing, const LoopReport& report,
+void add_report(std::string& out, const LoopsOptions& o, const SassListing& listing, const LoopAnalysis& report,
                 const Measurement* m, const Problem* problem) {
   if (o.json) {
     auto j = loop_json(report);
@@ -328,7 +328,7 @@ std::string loops_report(LoopsOptions o) {  auto overrides = latency_overrides(o
     SassListing listing = parse_sass(in, o.sass.empty() ? o.input : o.sass);
     std::int64_t hint = 0;
     if (!o.remarks.empty()) hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
-    LoopReport report = analyze_loops(listing, {nullptr, problem ? &*problem : nullptr, hint});
+    LoopAnalysis report = analyze_loops(listing, {nullptr, problem ? &*problem : nullptr, hint});
     add_report(out, o, listing, report, nullptr, problem ? &*problem : nullptr);
     return out;
   }
@@ -344,7 +344,7 @@ std::string loops_report(LoopsOptions o) {  auto overrides = latency_overrides(o
     if (!o.remarks.empty()) hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
     int warps = static_cast<int>(std::min<std::int64_t>((kernel_of(listing, data, elf, o.input).threads_per_block() + 31) / 32,
                                                         kMaxWarps));
-    LoopReport report = analyze_loops(listing, {&lines, problem ? &*problem : nullptr, hint, warps});
+    LoopAnalysis report = analyze_loops(listing, {&lines, problem ? &*problem : nullptr, hint, warps});
     add_report(out, o, listing, report, nullptr, problem ? &*problem : nullptr);
     if (!o.json) out += fmt::format("  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n");
     return out;

@@ -75,8 +75,8 @@ void add_test(ToolchainPreview& p, const TestResult& r, std::map<std::string, Pr
     }
   }
   for (const auto& b : r.broken) {
-    auto& m = metrics["check: " + b.require];
-    m.metric = "check: " + b.require;
+    auto& m = metrics["invariant: " + b.require];
+    m.metric = "invariant: " + b.require;
     ++m.regressed;
     if (m.worst_test.empty()) {
       m.worst_test = r.id.name();
@@ -104,7 +104,7 @@ std::string headline(const PreviewTest& t, std::size_t n = 3) {
   }
   if (shown.size() > n) out += fmt::format(" and {} more", shown.size() - n);
   if (!t.result->broken.empty()) {
-    out += fmt::format("{}{} check(s) broken", out.empty() ? "" : "; ", t.result->broken.size());
+    out += fmt::format("{}{} invariant(s) broken", out.empty() ? "" : "; ", t.result->broken.size());
   }
   return out.empty() ? "no gated metric past its limit" : out;
 }
@@ -148,7 +148,7 @@ std::string markdown_detail(const PreviewTest& t) {
     }
     out += "\n";
   }
-  for (const auto& b : r.broken) out += fmt::format("- check broken: `{}`; found {}\n", b.require, b.found);
+  for (const auto& b : r.broken) out += fmt::format("- invariant broken: `{}`; found {}\n", b.require, b.found);
   if (auto ops = top_moved(r.diff, kOpcodePrefix); !ops.empty()) out += "- opcodes: " + ops.text() + "\n";
   for (const auto& n : r.notes) out += "- note: " + n + "\n";
   return out + "\n</details>\n";
@@ -192,17 +192,6 @@ ToolchainPreview make_toolchain_preview(const std::vector<const TestResult*>& re
 
 std::string preview_counts_text(const ToolchainPreview& p) {
   return fmt::format("{} would regress, {} would improve, {} within limits", p.regressed, p.improved, p.pass);
-}
-
-std::string build_dir_of(const std::vector<std::string>& result_dirs) {
-  namespace fs = std::filesystem;
-  if (result_dirs.size() != 1) return "<build-dir>";
-  fs::path dir = fs::path(result_dirs[0]);
-  if (!dir.has_filename()) dir = dir.parent_path();  // "build/tileperf/"
-  fs::path build = dir.parent_path();
-  std::error_code ec;
-  if (!fs::exists(build.empty() ? fs::path("CMakeCache.txt") : build / "CMakeCache.txt", ec)) return "<build-dir>";
-  return build.empty() ? "." : build.string();
 }
 
 std::string preview_text(const ToolchainPreview& p, const std::string& update_command, std::size_t max_metrics,

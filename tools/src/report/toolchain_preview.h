@@ -49,11 +49,6 @@ ToolchainPreview make_toolchain_preview(const std::vector<const TestResult*>& re
 // "61 would regress, 80 would improve, 15 within limits".
 std::string preview_counts_text(const ToolchainPreview& p);
 
-// The build folder a results folder belongs to ("build" for "build/tileperf",
-// when build/CMakeCache.txt exists), for the update command; "<build-dir>"
-// when it cannot tell.
-std::string build_dir_of(const std::vector<std::string>& result_dirs);
-
 // The terminal text: one line of totals, the metrics table (at most
 // `max_metrics` rows; none for 0), the preview command (when given) and the
 // one command that accepts everything.

@@ -135,7 +135,7 @@ std::string TestView::headline(std::size_t n) const {
   }
   if (bad.size() > n) out += fmt::format(" and {} more", bad.size() - n);
   if (!result->broken.empty()) {
-    out += fmt::format("{}{} check(s) broken", out.empty() ? "" : "; ", result->broken.size());
+    out += fmt::format("{}{} invariant(s) broken", out.empty() ? "" : "; ", result->broken.size());
   }
   return out;
 }

@@ -51,7 +51,7 @@ EditVerdict judge_mutant(const EditExpectation& edit, const TestResult& r) {
   auto failing = failing_metrics(r);
   for (const auto& metric : edit.metrics) {
     if (!failing.count(metric)) {
-      return {false, fmt::format("escaped ({} neither over its limit nor in a broken check; state {})",
+      return {false, fmt::format("escaped ({} neither over its limit nor in a broken invariant; state {})",
                                  metric, state_name(r.state))};
     }
   }

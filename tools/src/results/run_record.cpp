@@ -103,4 +103,20 @@ std::optional<std::string> nearest_run_id(const std::string& file, const std::st
   }
 }
 
+std::optional<RunRecord> run_record_near(const std::string& results_dir) {
+  fs::path dir = fs::absolute(results_dir).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "build/tileperf/"
+  for (const fs::path& at : {dir, dir / "tileperf", dir.parent_path()}) {
+    if (auto record = read_run_record((at / kRunFileName).string())) return record;
+  }
+  return std::nullopt;
+}
+
+std::string recorded_update_command(const std::vector<std::string>& results_dirs) {
+  for (const auto& dir : results_dirs) {
+    if (auto record = run_record_near(dir); record && !record->update_command.empty()) return record->update_command;
+  }
+  return "cmake --build <build-dir> --target update_baselines";
+}
+
 }  // namespace tileperf

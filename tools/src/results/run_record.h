@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tileperf {
 
@@ -41,5 +42,16 @@ std::optional<std::string> read_run_id(const std::string& path);
 // The id of the nearest run.json from the folder of `file` up to `root`
 // (both included); nullopt when there is none.
 std::optional<std::string> nearest_run_id(const std::string& file, const std::string& root);
+
+// The record of the run whose results are in `results_dir` (a build
+// folder, its tileperf/ folder or a kernel's folder in it): run.json there,
+// in its tileperf/ folder or in the folder above; nullopt when none of them
+// has one. A malformed record is an InputError naming it.
+std::optional<RunRecord> run_record_near(const std::string& results_dir);
+
+// The command that updates the baselines of the build whose results are in
+// the folders: the one its run record keeps, else a placeholder with
+// <build-dir> for the reader to fill in.
+std::string recorded_update_command(const std::vector<std::string>& results_dirs);
 
 }  // namespace tileperf

@@ -21,7 +21,7 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,
   kExitBadInput = 2,    // bad usage or malformed input
-  kExitRegression = 3,  // a gated metric regressed or a check broke
+  kExitRegression = 3,  // a gated metric regressed or an invariant broke
   kExitToolchain = 4,   // tileiras/cuobjdump crashed, hung or reported an error
   kExitNew = 5,         // no baseline for this test yet
   kExitToolchainChanged = 6,  // baseline made by other tool versions

@@ -10,7 +10,7 @@
 namespace tileperf {
 
 enum class State {
-  kRegressed,         // a gated metric past its limit, or a check broken
+  kRegressed,         // a gated metric past its limit, or an invariant broken
   kSignatureChanged,  // the configuration exports another kernel than the baseline's
   kToolchainFailure,  // a tool crashed, hung or failed
   kBadInput,          // malformed input or usage
