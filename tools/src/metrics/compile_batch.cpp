@@ -162,23 +162,15 @@ void store_compiled(const std::vector<Job>& jobs, const Toolchain& tc, const Res
 BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,
                                const Toolchain& tc, const ResultCache& cache, int jobs) {
   BatchOutcome out;
-  std::string scratch = scratch_folder(cache);
-  try {
-    auto start = std::chrono::steady_clock::now();
-    std::vector<Job> pending = pending_jobs(entries, tools, cache, scratch, out);
-    auto looked_up = std::chrono::steady_clock::now();
-    out.lookup_seconds = std::chrono::duration<double>(looked_up - start).count();
-    Context context{&pending, &tc};
-    run_forked(pending.size(), jobs, compile_job, &context);
-    out.compile_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - looked_up).count();
-    store_compiled(pending, tc, cache, jobs, out);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove_all(scratch, ec);
-    throw;
-  }
-  std::error_code ec;
-  fs::remove_all(scratch, ec);
+  ScratchFolder scratch(scratch_folder(cache));
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Job> pending = pending_jobs(entries, tools, cache, scratch.path(), out);
+  auto looked_up = std::chrono::steady_clock::now();
+  out.lookup_seconds = std::chrono::duration<double>(looked_up - start).count();
+  Context context{&pending, &tc};
+  run_forked(pending.size(), jobs, compile_job, &context);
+  out.compile_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - looked_up).count();
+  store_compiled(pending, tc, cache, jobs, out);
   return out;
 }
 

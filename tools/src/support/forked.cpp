@@ -19,6 +19,11 @@ namespace tileperf {
 
 namespace fs = std::filesystem;
 
+ScratchFolder::~ScratchFolder() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
 void run_forked(std::size_t n, int jobs, void (*work)(std::size_t, void*), void* context) {
   void* shared = ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -87,27 +92,20 @@ std::vector<ForkedText> texts_forked(std::size_t n, int jobs, const std::functio
   }
   std::string pattern = (fs::temp_directory_path() / "tileperf-forked.XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw IoError(pattern, errno, "cannot create");
-  TextContext context{&make, pattern};
-  try {
-    run_forked(n, jobs, text_job, &context);
-    for (std::size_t i = 0; i < n; ++i) {
-      fs::path file = fs::path(pattern) / std::to_string(i);
-      std::error_code ec;
-      if (fs::is_regular_file(file, ec)) {
-        out[i].text = read_file(file.string());
-      } else if (fs::is_regular_file(file.string() + ".error", ec)) {
-        out[i].error = read_file(file.string() + ".error");
-      } else {
-        out[i].error = "its worker process ended without a result";
-      }
-    }
-  } catch (...) {
+  ScratchFolder scratch(pattern);
+  TextContext context{&make, scratch.path()};
+  run_forked(n, jobs, text_job, &context);
+  for (std::size_t i = 0; i < n; ++i) {
+    fs::path file = fs::path(scratch.path()) / std::to_string(i);
     std::error_code ec;
-    fs::remove_all(pattern, ec);
-    throw;
+    if (fs::is_regular_file(file, ec)) {
+      out[i].text = read_file(file.string());
+    } else if (fs::is_regular_file(file.string() + ".error", ec)) {
+      out[i].error = read_file(file.string() + ".error");
+    } else {
+      out[i].error = "its worker process ended without a result";
+    }
   }
-  std::error_code ec;
-  fs::remove_all(pattern, ec);
   return out;
 }
 

@@ -13,6 +13,20 @@
 
 namespace tileperf {
 
+// A scratch folder the workers write into, removed with what it holds when
+// this goes out of scope, whether the work finished or threw.
+class ScratchFolder {
+ public:
+  explicit ScratchFolder(std::string path) : path_(std::move(path)) {}
+  ~ScratchFolder();
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // Runs work(i) for every i below n in up to `jobs` forked processes.
 void run_forked(std::size_t n, int jobs, void (*work)(std::size_t, void*), void* context);
 
