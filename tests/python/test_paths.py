@@ -14,27 +14,35 @@ ROWS = json.loads(TABLE.read_text())["rows"]
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: f"{r['root']}:{r['path']}")
 def test_builds_each_path_of_the_table(row):
-    built = paths.relative(row["kind"], row["kernel"], row["config"], row["arch"])
+    built = paths.relative(row["kind"], row["kernel"], row["config"], row["arch"], row["part"])
     assert str(built) == row["path"]
-    assert paths.KINDS[row["kind"]][0] == row["root"]
+    assert paths.KINDS[row["kind"]].root == row["root"]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: f"{r['root']}:{r['path']}")
 def test_parses_each_path_of_the_table(row):
     assert paths.parse(row["root"], row["path"]) == paths.WorkPath(
-        row["root"], row["kind"], row["kernel"], row["config"], row["arch"])
+        row["root"], row["kind"], row["kernel"], row["config"], row["arch"], row["part"])
 
 
-def test_the_table_covers_every_kind_but_two_only_python_writes():
-    # the per-architecture bytecode of a launch (the dump step) and the
-    # registration CMake includes (the manifest)
-    assert {r["kind"] for r in ROWS} == set(paths.KINDS) - {"arch_bytecode", "registration"}
+def test_the_fixture_covers_every_kind_of_the_table():
+    table = json.loads(paths.TABLE_FILE.read_text())["kinds"]
+    assert {r["kind"] for r in ROWS} == {k["kind"] for k in table} == set(paths.KINDS)
+
+
+def test_the_run_files_lie_in_the_work_folder(tmp_path):
+    assert paths.in_work_dir(tmp_path, "run") == tmp_path / "run.json"
+    assert paths.in_work_dir(tmp_path, "dump_batch", "kernels.2") == tmp_path / "dump-batch.kernels.2.json"
+    with pytest.raises(paths.PathError):
+        paths.in_work_dir(tmp_path, "dump_batch", "kernels/2")
+    with pytest.raises(paths.PathError):
+        paths.file_name("run")
 
 
 def test_per_arch_bytecode_round_trips():
     built = paths.relative("arch_bytecode", "matmul", "f16_t128", "sm_90")
     assert str(built) == "matmul/f16_t128.sm_90.tileirbc"
-    assert paths.parse("work", built) == ("work", "arch_bytecode", "matmul", "f16_t128", "sm_90")
+    assert paths.parse("work", built) == ("work", "arch_bytecode", "matmul", "f16_t128", "sm_90", None)
 
 
 @pytest.mark.parametrize("root, path", [

@@ -93,7 +93,7 @@ struct Folders : testing::TempFolder {
   // `m` as a baseline under `dir` (and its detail file).
   std::string baseline(const std::string& dir, const Metrics& m) const {
     std::string file = (fs::path(path(dir)) / relative_path({FileKind::kBaseline, m.id.kernel, m.id.config,
-                                                             m.id.arch}))
+                                                             m.id.arch, ""}))
                            .string();
     write_baseline(file, m, load_policy(kChecks, m.id.kernel, m.id.config));
     return file;

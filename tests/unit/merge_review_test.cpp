@@ -39,7 +39,7 @@ struct Folders {
     fs::create_directories(work);
   }
   void baseline(const std::string& dir, const Metrics& m) const {
-    std::string rel = relative_path({FileKind::kBaseline, m.id.kernel, m.id.config, m.id.arch});
+    std::string rel = relative_path({FileKind::kBaseline, m.id.kernel, m.id.config, m.id.arch, ""});
     write_baseline((fs::path(dir) / rel).string(), m, load_policy(kChecks, m.id.kernel, m.id.config));
   }
   // A result of this branch's run with its metrics file beside it.

@@ -1,12 +1,16 @@
-// The work folder's and the baselines' file names, against the table both
-// path modules (C++ and Python) are tested on: tests/fixtures/work_paths.json.
+// The work folder's and the baselines' file names, against the rows written
+// out by hand that both path modules (C++ and Python, which read their kinds
+// from tools/tileperf_dump/work_paths.json) are tested on:
+// tests/fixtures/work_paths.json.
 #define BOOST_TEST_MODULE work_paths
 #include <boost/test/unit_test.hpp>
 
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "support/error.h"
 #include "support/json_input.h"
 #include "support/text.h"
 #include "support/work_paths.h"
@@ -27,7 +31,7 @@ std::string field(const nlohmann::json& row, const char* key) {
 FileId id_of(const nlohmann::json& row) {
   auto kind = file_kind_named(row.at("kind").get<std::string>());
   BOOST_REQUIRE_MESSAGE(kind, "a kind work_paths.h does not know: " << row.at("kind"));
-  return FileId{*kind, field(row, "kernel"), field(row, "config"), field(row, "arch")};
+  return FileId{*kind, field(row, "kernel"), field(row, "config"), field(row, "arch"), field(row, "part")};
 }
 
 }  // namespace
@@ -50,7 +54,8 @@ BOOST_AUTO_TEST_CASE(every_row_is_built_and_parsed_back) {
 
 BOOST_AUTO_TEST_CASE(every_kind_has_a_row) {
   auto rows = table_rows();
-  for (int k = 0; k <= static_cast<int>(FileKind::kBaselineDetail); ++k) {
+  BOOST_TEST(file_kind_count() >= 25u);
+  for (std::size_t k = 0; k < file_kind_count(); ++k) {
     std::string name = file_kind_name(static_cast<FileKind>(k));
     bool found = false;
     for (const auto& row : rows) found = found || row.at("kind") == name;
@@ -91,4 +96,16 @@ BOOST_AUTO_TEST_CASE(names_follow_the_name_rule) {
   BOOST_TEST(!name_problem(std::string(201, 'a')).empty());
   BOOST_TEST(arch_problem("sm_100a").empty());
   BOOST_TEST(arch_problem("sm90") == "'sm90' must look like sm_120");
+}
+
+BOOST_AUTO_TEST_CASE(the_run_files_lie_in_the_work_folder) {
+  BOOST_TEST(work_file("build/tileperf", FileKind::kRun) == "build/tileperf/run.json");
+  BOOST_TEST(work_file("w", FileKind::kCompileBatchLock, "sm_90") == "w/compile-batch.json.sm_90.lock");
+  BOOST_TEST(work_file("w", FileKind::kDumpBatch, "kernels.2") == "w/dump-batch.kernels.2.json");
+  BOOST_CHECK_THROW(work_file("w", FileKind::kDumpBatch, "kernels/2"), UsageError);
+  BOOST_CHECK_THROW(work_file("w", FileKind::kDumpBatch), UsageError);
+  BOOST_TEST(kernel_file("w/softmax", FileKind::kConfigs) == "w/softmax/configs.json");
+  BOOST_TEST(kernel_file("w/softmax", FileKind::kDumpRecord, "bf16") == "w/softmax/bf16.tileirbc.json");
+  BOOST_CHECK_THROW(kernel_file("w/softmax", FileKind::kRun), UsageError);
+  BOOST_CHECK_THROW(prefixed_file("w/softmax/bf16.sm_90", FileKind::kBytecode), UsageError);
 }

@@ -1,20 +1,24 @@
 """The names of the work folder's and the baselines' files, built and parsed
-in one place (``tests/fixtures/work_paths.json`` is the table they follow).
+in one place, from the one table of them, ``work_paths.json`` beside this
+file (the tileperf command and the CMake API read the same table).
 
-Every file belongs to a kernel, and most to one of its configurations and an
-architecture; its path, relative to its root (the work folder, by default
-``<build>/tileperf``, or the baselines folder), is::
+Each kind's path, relative to its root (the work folder, by default
+``<build>/tileperf``, or the baselines folder), is a template::
 
-    <kernel>/configs.json                  kernel:  configs, dump_stamp
-    <kernel>/<config>.tileirbc             config:  bytecode, dump_record
-    <kernel>/<config>.<arch>.<suffix>      arch:    cubin, sass, metrics, ...
+    run.json                               the run's own files
+    dump-batch.{part}.json
+    {kernel}/configs.json                  a kernel's
+    {kernel}/{config}.tileirbc             a configuration's
+    {kernel}/{config}.{arch}.cubin         a configuration's on an architecture
 
 Kernel and configuration names match :data:`NAME_PATTERN`; architectures
-match :data:`ARCH_PATTERN`. Imports no cuTile.
+match :data:`ARCH_PATTERN`; a part is dot-separated names (``all``,
+``sm_90``, ``kernels.1``). Imports no cuTile.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
@@ -23,39 +27,41 @@ from tileperf_dump.defaults import ARCH_PATTERN, NAME_PATTERN
 
 NAME_RE = re.compile(NAME_PATTERN)
 ARCH_RE = re.compile(ARCH_PATTERN)
+PART_PATTERN = rf"{NAME_PATTERN}(?:\.{NAME_PATTERN})*"
+PART_RE = re.compile(PART_PATTERN)
 
+TABLE_FILE = Path(__file__).resolve().with_name("work_paths.json")
 ROOTS = ("work", "baselines")
-# kind: (root, the file name after "<config>." or "<config>.<arch>.", or the
-# whole name for a kernel's own files; what the name holds)
-KINDS: dict[str, tuple[str, str, str]] = {
-    "configs": ("work", "configs.json", "kernel"),
-    "dump_stamp": ("work", "dump.stamp.json", "kernel"),
-    "registration": ("work", "registration.cmake", "kernel"),
-    "bytecode": ("work", "tileirbc", "config"),
-    "dump_record": ("work", "tileirbc.json", "config"),
-    "arch_bytecode": ("work", "tileirbc", "arch"),
-    "cubin": ("work", "cubin", "arch"),
-    "sass": ("work", "sass", "arch"),
-    "remarks": ("work", "remarks.yaml", "arch"),
-    "res_usage": ("work", "res-usage.txt", "arch"),
-    "tileir": ("work", "tileir", "arch"),
-    "metrics": ("work", "metrics.json", "arch"),
-    "result": ("work", "result.json", "arch"),
-    "memo": ("work", "memo.json", "arch"),
-    "timeline": ("work", "timeline.json", "arch"),
-    "lock": ("work", "lock", "arch"),
-    "baseline": ("baselines", "json", "arch"),
-    "baseline_detail": ("baselines", "detail.json", "arch"),
-}
+_FIELDS = {"kernel": NAME_PATTERN, "config": NAME_PATTERN, "arch": ARCH_PATTERN, "part": PART_PATTERN}
+
+
+class Kind(NamedTuple):
+    """A row of the table: its root, its path template, and the fields the
+    template names."""
+    root: str
+    template: str
+    fields: tuple[str, ...]
+
+
+def _load_kinds() -> dict[str, Kind]:
+    kinds = {}
+    for row in json.loads(TABLE_FILE.read_text())["kinds"]:
+        fields = tuple(re.findall(r"\{(\w+)\}", row["path"]))
+        kinds[row["kind"]] = Kind(row["root"], row["path"], fields)
+    return kinds
+
+
+KINDS: dict[str, Kind] = _load_kinds()
 
 
 class WorkPath(NamedTuple):
-    """What a path names: its root, kind, kernel, configuration and architecture."""
+    """What a path names: its root, kind, kernel, configuration, architecture and part."""
     root: str
     kind: str
-    kernel: str
+    kernel: str | None = None
     config: str | None = None
     arch: str | None = None
+    part: str | None = None
 
 
 class PathError(ValueError):
@@ -75,23 +81,39 @@ def check_arch(value: str) -> str:
     return value
 
 
-def file_name(kind: str, config: str | None = None, arch: str | None = None) -> str:
-    """The name of a kind of file in its kernel's folder."""
+def _check_part(value: str) -> str:
+    if not isinstance(value, str) or not PART_RE.fullmatch(value):
+        raise PathError(f"part {value!r} must be dot-separated names ({NAME_PATTERN})")
+    return value
+
+
+_CHECKS = {"kernel": lambda v: check_name("kernel", v), "config": lambda v: check_name("configuration", v),
+           "arch": check_arch, "part": _check_part}
+
+
+def _kind(kind: str) -> Kind:
     if kind not in KINDS:
         raise PathError(f"no kind of file {kind!r}")
-    _, suffix, holds = KINDS[kind]
-    if holds == "kernel":
-        return suffix
-    name = check_name("configuration", config)
-    if holds == "arch":
-        name += "." + check_arch(arch)
-    return f"{name}.{suffix}"
+    return KINDS[kind]
 
 
-def relative(kind: str, kernel: str, config: str | None = None,
-             arch: str | None = None) -> PurePosixPath:
+def relative(kind: str, kernel: str | None = None, config: str | None = None,
+             arch: str | None = None, part: str | None = None) -> PurePosixPath:
     """The path of a kind of file relative to its root."""
-    return PurePosixPath(check_name("kernel", kernel), file_name(kind, config, arch))
+    row = _kind(kind)
+    given = {"kernel": kernel, "config": config, "arch": arch, "part": part}
+    text = row.template
+    for field in row.fields:
+        text = text.replace("{" + field + "}", _CHECKS[field](given[field]))
+    return PurePosixPath(text)
+
+
+def file_name(kind: str, config: str | None = None, arch: str | None = None) -> str:
+    """The name of a kind of file in its kernel's folder."""
+    row = _kind(kind)
+    if not row.template.startswith("{kernel}/"):
+        raise PathError(f"a {kind} file is no file of a kernel's folder")
+    return relative(kind, "k", config, arch).name
 
 
 def in_kernel_dir(folder: str | Path, kind: str, config: str | None = None,
@@ -101,36 +123,41 @@ def in_kernel_dir(folder: str | Path, kind: str, config: str | None = None,
     return Path(folder) / file_name(kind, config, arch)
 
 
-def _kind_of(root: str, holds: str, suffix: str) -> str | None:
-    return next((k for k, (r, s, h) in KINDS.items() if (r, s, h) == (root, suffix, holds)), None)
+def in_work_dir(work: str | Path, kind: str, part: str | None = None) -> Path:
+    """The run's own file of ``kind`` (run, dump_batch, ...) in the work folder."""
+    return Path(work) / relative(kind, part=part)
 
 
-def parse_name(root: str, name: str) -> tuple[str, str | None, str | None] | None:
-    """(kind, config, arch) of a file name in a kernel's folder, or None."""
-    kind = _kind_of(root, "kernel", name)
-    if kind:
-        return kind, None, None
-    config, _, rest = name.partition(".")
-    if not NAME_RE.fullmatch(config):
-        return None
-    kind = _kind_of(root, "config", rest)
-    if kind:
-        return kind, config, None
-    arch, _, suffix = rest.partition(".")
-    kind = _kind_of(root, "arch", suffix)
-    return (kind, config, arch) if kind and ARCH_RE.fullmatch(arch) else None
+def _regex(template: str) -> re.Pattern:
+    out, at = "", 0
+    for m in re.finditer(r"\{(\w+)\}", template):
+        out += re.escape(template[at:m.start()]) + f"(?P<{m.group(1)}>{_FIELDS[m.group(1)]})"
+        at = m.end()
+    return re.compile(out + re.escape(template[at:]))
+
+
+_REGEXES = {kind: _regex(row.template) for kind, row in KINDS.items()}
 
 
 def parse(root: str, path: str | PurePosixPath) -> WorkPath:
     """What a path relative to ``root`` ("work" or "baselines") names; a
     PathError when it names no file of that root."""
-    parts = PurePosixPath(path).parts
-    if root not in ROOTS or len(parts) != 2 or not NAME_RE.fullmatch(parts[0]):
-        raise PathError(f"{path}: not <kernel>/<file> of the {root} folder")
-    found = parse_name(root, parts[1])
-    if found is None:
-        raise PathError(f"{path}: names no file of the {root} folder")
-    return WorkPath(root, found[0], parts[0], *found[1:])
+    text = str(PurePosixPath(path))
+    if root in ROOTS:
+        for kind, row in KINDS.items():
+            m = _REGEXES[kind].fullmatch(text) if row.root == root else None
+            if m:
+                return WorkPath(root, kind, **m.groupdict())
+    raise PathError(f"{path}: names no file of the {root} folder")
+
+
+def parse_name(root: str, name: str) -> tuple[str, str | None, str | None] | None:
+    """(kind, config, arch) of a file name in a kernel's folder, or None."""
+    try:
+        found = parse(root, PurePosixPath("k", name))
+    except PathError:
+        return None
+    return found.kind, found.config, found.arch
 
 
 DUMP_OUTPUTS = ("bytecode", "dump_record", "arch_bytecode")

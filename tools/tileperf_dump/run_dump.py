@@ -16,9 +16,10 @@ the stamp (or the output) to force an export.
 
     python tools/tileperf_dump/run_dump.py --batch BATCH.json [--jobs N] [--run-file RUN.json]
 
-exports, ahead of the per-file dump tests, every kernel file a batch file
-lists (written at configure time: the dump tests that share one Python and
-PYTHONPATH) whose stamp is not current. pytest and cuTile are imported once;
+exports, ahead of the per-file dump tests, every kernel file of a batch
+whose stamp is not current: the ``dump_batch`` entries of each registration
+record the batch file names (the CMake API writes it at configure time: the
+dump tests that share one Python and PYTHONPATH). pytest and cuTile are imported once;
 each file is then exported in a process of its own forked from that one (up
 to N at a time), so that files cannot see each other's modules and a crash
 takes one file down, not the batch. Each export writes the same stamp its
@@ -27,8 +28,9 @@ failed is left to its dump test, which repeats it alone and reports why:
 the batch fails only when it cannot run at all (an unreadable batch file).
 One stale file (one kernel edited) is exported the same way: the compile
 batch waits for every dump test, so a dump test that exported it instead
-would only add a Python start of its own. With --run-file, each stamp the batch found current or
-exported gets <stamp>.current naming the run; the dump test's command
+would only add a Python start of its own. With --run-file, each stamp the
+batch found current or exported gets a marker beside it naming the run
+(dump.stamp.json.current); the dump test's command
 (`tileperf dump`) then ends at once without starting Python.
 
 This file imports the parts of tileperf_dump that import cuTile only once it
@@ -50,7 +52,7 @@ from tileperf_dump import paths
 from tileperf_dump.files import write_json
 
 STAMP_FORMAT = "tileperf-dump-stamp/1"
-BATCH_FORMAT = "tileperf-dump-batch/1"
+BATCH_FORMAT = "tileperf-dump-batch/2"
 # Seconds an export waits for another run's export of the same folder.
 LOCK_WAIT = 600
 EXIT_IO = 10  # tileperf's exit code of an I/O failure
@@ -158,7 +160,7 @@ def _lock(out_dir: Path, what: str):
     The kernel releases it when this process ends, however it ends."""
     import fcntl
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "dump.lock"
+    path = paths.in_kernel_dir(out_dir, "dump_lock")
     f = open(path, "a+")
     waited = False
     deadline = time.monotonic() + LOCK_WAIT
@@ -217,27 +219,40 @@ def _leave_own_folder() -> None:
 
 
 def _read_batch(path: Path) -> list[dict]:
-    """The entries of a batch file; exits with a located error when it is bad."""
-    def bad(where: str, what: str):
-        print(f"run_dump.py: error: {path}:{where}: {what}", file=sys.stderr)
+    """The entries of a batch file's records; exits with a located error when
+    the file or one of its records is bad."""
+    def bad(file: Path, where: str, what: str):
+        print(f"run_dump.py: error: {file}:{where}: {what}", file=sys.stderr)
         sys.exit(2)
-    try:
-        batch = json.loads(path.read_text())
-    except OSError as e:
-        bad("0", f"cannot read: {e.strerror}")
-    except ValueError as e:
-        bad(str(getattr(e, "lineno", 0)), f"not JSON: {e}")
+
+    def load(file: Path):
+        try:
+            return json.loads(file.read_text())
+        except OSError as e:
+            bad(file, "0", f"cannot read: {e.strerror}")
+        except ValueError as e:
+            bad(file, str(getattr(e, "lineno", 0)), f"not JSON: {e}")
+
+    batch = load(path)
     if not isinstance(batch, dict) or batch.get("format") != BATCH_FORMAT:
-        bad("format", f"expected \"{BATCH_FORMAT}\"")
-    entries = batch.get("entries")
-    if not isinstance(entries, list):
-        bad("entries", "expected a list")
-    for i, e in enumerate(entries):
-        ok = (isinstance(e, dict) and isinstance(e.get("test"), str) and isinstance(e.get("stamp"), str)
-              and isinstance(e.get("pytest_args"), list)
-              and all(isinstance(a, str) for a in e["pytest_args"]))
-        if not ok:
-            bad(f"entries[{i}]", "expected {\"test\": str, \"stamp\": str, \"pytest_args\": [str]}")
+        bad(path, "format", f"expected \"{BATCH_FORMAT}\"")
+    records = batch.get("records")
+    if not isinstance(records, list) or not all(isinstance(r, str) for r in records):
+        bad(path, "records", "expected a list of paths")
+    entries = []
+    for record_file in map(Path, records):
+        record = load(record_file)
+        listed = record.get("dump_batch") if isinstance(record, dict) else None
+        if not isinstance(listed, list):
+            bad(record_file, "dump_batch", "expected a list")
+        for i, e in enumerate(listed):
+            ok = (isinstance(e, dict) and isinstance(e.get("test"), str) and isinstance(e.get("stamp"), str)
+                  and isinstance(e.get("pytest_args"), list)
+                  and all(isinstance(a, str) for a in e["pytest_args"]))
+            if not ok:
+                bad(record_file, f"dump_batch[{i}]",
+                    "expected {\"test\": str, \"stamp\": str, \"pytest_args\": [str]}")
+        entries += listed
     return entries
 
 
@@ -255,10 +270,15 @@ def _run_id(run_file: Path | None) -> str | None:
         return None
 
 
+def _marker(stamp: Path) -> Path:
+    """The marker beside a kernel's stamp (paths: dump_current)."""
+    return paths.in_kernel_dir(stamp.parent, "dump_current")
+
+
 def _mark_current(stamp: Path, run: str | None) -> None:
-    """<stamp>.current: this run's batch found the stamp current, so that the
+    """The marker: this run's batch found the stamp current, so that the
     dump test (`tileperf dump`) need not start Python to find it again."""
-    marker = stamp.with_name(stamp.name + ".current")
+    marker = _marker(stamp)
     digest = _sha256(stamp)
     if run is None or digest is None:
         marker.unlink(missing_ok=True)
@@ -278,7 +298,7 @@ def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
         if fresh:
             _mark_current(stamp, run)
         else:
-            stamp.with_name(stamp.name + ".current").unlink(missing_ok=True)
+            _marker(stamp).unlink(missing_ok=True)
             stale.append((e, why))
     print(f"{len(entries)} kernel file(s), {len(entries) - len(stale)} up to date, "
           f"{len(stale)} to export")
@@ -313,7 +333,7 @@ def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
             reap()
         stamp = Path(entry["stamp"])
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        log = stamp.with_name(stamp.name + ".batch.log")
+        log = paths.in_kernel_dir(stamp.parent, "dump_batch_log")
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()

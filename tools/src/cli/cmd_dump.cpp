@@ -1,8 +1,9 @@
 // tileperf dump: the command of a dump test. The dump batch of the run
 // (run_dump.py --batch) checks every kernel file's stamp from one Python
-// start and leaves <stamp>.current naming the run when nothing that decides
-// the bytecode changed; then this ends at once. Otherwise it runs the
-// export command it is given (run_dump.py --stamp ...), which decides alone.
+// start and leaves a marker beside the stamp (dump.stamp.json.current)
+// naming the run when nothing that decides the bytecode changed; then this
+// ends at once. Otherwise it runs the export command it is given
+// (run_dump.py --stamp ...), which decides alone.
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "results/run_record.h"
 #include "support/sha256.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -29,7 +31,8 @@ namespace fs = std::filesystem;
 // Whether this run's dump batch found `stamp` current: its marker names the
 // run of `run_file`, is newer than it, and vouches for the stamp as it is.
 bool checked_by_batch(const std::string& stamp, const std::string& run_file) {
-  std::string marker = stamp + ".current";
+  std::string folder = fs::path(stamp).parent_path().string();
+  std::string marker = kernel_file(folder.empty() ? "." : folder, FileKind::kDumpCurrent);
   std::error_code ec;
   if (!fs::is_regular_file(marker, ec) || !fs::is_regular_file(stamp, ec)) return false;
   try {

@@ -71,7 +71,7 @@ std::optional<Finished> parse_finished(const std::string& raw) {
 std::optional<TestResult> result_of(const std::string& name, const std::string& results_dir) {
   auto id = parse_test_name(name);
   if (results_dir.empty() || !id) return std::nullopt;
-  fs::path file = fs::path(results_dir) / relative_path({FileKind::kResult, id->kernel, id->config, id->arch});
+  fs::path file = fs::path(results_dir) / relative_path({FileKind::kResult, id->kernel, id->config, id->arch, ""});
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
   try {

@@ -71,7 +71,7 @@ std::optional<FileId> cubin_id(const std::string& cubin) {
 std::string dump_record_beside(const std::string& cubin) {
   auto id = cubin_id(cubin);
   if (!id) return "";
-  std::string name = fs::path(relative_path({FileKind::kDumpRecord, id->kernel, id->config, ""})).filename().string();
+  std::string name = fs::path(relative_path({FileKind::kDumpRecord, id->kernel, id->config, "", ""})).filename().string();
   fs::path candidate = fs::path(cubin).parent_path() / name;
   return fs::exists(candidate) ? candidate.string() : "";
 }
