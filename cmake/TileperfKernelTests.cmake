@@ -56,6 +56,21 @@ foreach(_tileperf_key IN ITEMS name_pattern arch_pattern bytecode_version skip_e
   set(${_tileperf_var} "${_tileperf_value}" CACHE INTERNAL "")
 endforeach()
 set(TILEPERF_SKIP_EXIT_CODE "${_TILEPERF_SKIP_EXIT_CODE}" CACHE INTERNAL "")
+# The work folder's file names: tileperf_dump/work_paths.json, the one path
+# table the tileperf command and the Python package read too. Each kind of
+# the work folder's root becomes _TILEPERF_PATH_<kind>, its template.
+file(READ "${TILEPERF_PYTHON_DIR}/tileperf_dump/work_paths.json" _tileperf_paths)
+string(JSON _tileperf_count LENGTH "${_tileperf_paths}" kinds)
+math(EXPR _tileperf_count "${_tileperf_count} - 1")
+foreach(_tileperf_i RANGE ${_tileperf_count})
+  string(JSON _tileperf_kind GET "${_tileperf_paths}" kinds ${_tileperf_i} kind)
+  string(JSON _tileperf_root GET "${_tileperf_paths}" kinds ${_tileperf_i} root)
+  string(JSON _tileperf_path GET "${_tileperf_paths}" kinds ${_tileperf_i} path)
+  if(_tileperf_root STREQUAL "work")
+    set(_TILEPERF_PATH_${_tileperf_kind} "${_tileperf_path}" CACHE INTERNAL "")
+  endif()
+endforeach()
+
 set(TILEPERF_BASELINE_DIR "${CMAKE_SOURCE_DIR}/baselines" CACHE PATH "tileperf baselines")
 set(TILEPERF_CHECKS_DIR "${_tileperf_checks}" CACHE PATH "tileperf policy files")
 set(TILEPERF_ARCHS "sm_120;sm_100;sm_90" CACHE STRING
@@ -63,7 +78,7 @@ set(TILEPERF_ARCHS "sm_120;sm_100;sm_90" CACHE STRING
 set(TILEPERF_BYTECODE_VERSION "${_TILEPERF_BYTECODE_VERSION}" CACHE STRING
   "TileIR bytecode version the dump step writes")
 set(TILEPERF_TOOL_TIMEOUT "120" CACHE STRING "Seconds before tileiras or cuobjdump counts as hung")
-set(TILEPERF_CACHE_DIR "${CMAKE_BINARY_DIR}/tileperf/cache" CACHE STRING
+set(TILEPERF_CACHE_DIR "${TILEPERF_WORK_DIR}/${_TILEPERF_PATH_cache}" CACHE STRING
   "Result cache of the perf tests (a shared folder for several builds or CI jobs; off: none)")
 if(TILEPERF_CACHE_DIR STREQUAL "off" OR TILEPERF_CACHE_DIR STREQUAL "OFF")
   set(TILEPERF_CACHE_DIR "off")
@@ -89,6 +104,22 @@ if(_TILEPERF_MISSING)
   message(WARNING "tileperf: ${_tileperf_missing_text} not found (see the messages above); "
     "the perf tests will be reported as not run. tools/run check installs everything.")
 endif()
+
+# _tileperf_work_path(<out-var> <kind> [<part>]): the path of a file of the
+#   run's work folder (one of work_paths.json's kinds without a kernel).
+function(_tileperf_work_path out kind)
+  if(NOT DEFINED _TILEPERF_PATH_${kind})
+    message(FATAL_ERROR "tileperf: '${kind}' is not a kind of work_paths.json")
+  endif()
+  set(path "${_TILEPERF_PATH_${kind}}")
+  if(ARGC GREATER 2)
+    string(REPLACE "{part}" "${ARGV2}" path "${path}")
+  endif()
+  if(path MATCHES "{")
+    message(FATAL_ERROR "tileperf: the work path '${path}' of kind '${kind}' needs more fields")
+  endif()
+  set(${out} "${TILEPERF_WORK_DIR}/${path}" PARENT_SCOPE)
+endfunction()
 
 # _tileperf_check_name(<what> <value>): stop unless value follows the name rule.
 function(_tileperf_check_name what value)
@@ -142,23 +173,21 @@ macro(_tileperf_parse fn options one multi required)
   endforeach()
 endmacro()
 
-# _tileperf_not_run_command(<out-var> <kernel> <config> <arch> <work-dir>): the
-# command of a test that cannot run: it says which tools configure did not
-# find, and is skipped (CTest: Not Run), or fails where every test must run
-# (TILEPERF_REQUIRE_RUN, or CI set when the test runs).
-function(_tileperf_not_run_command out kernel config arch work)
+# _tileperf_not_run_command(<out-var> <test> <kernel> <config>): the command of a test
+# that cannot run: it says which tools configure did not find, and is
+# skipped (CTest: Not Run), or fails where every test must run
+# (TILEPERF_REQUIRE_RUN, which the run record keeps, or CI set when the test
+# runs).
+function(_tileperf_not_run_command out test kernel config)
   list(JOIN _TILEPERF_MISSING ", " missing)
   set(what "nothing was measured")
   if(config STREQUAL "configs_unknown")
     set(what "the configurations of ${kernel} could not be listed and nothing was measured")
   endif()
-  set(command "$<TARGET_FILE:tileperf::tileperf>" not-run --kernel "${kernel}" --config "${config}"
-    --arch "${arch}" --work-dir "${work}" --run-file "${TILEPERF_WORK_DIR}/run.json"
-    --reason "${missing} not found when the project was configured (see the configure log for what to install), so ${what}")
-  if(TILEPERF_REQUIRE_RUN)
-    list(APPEND command --require-run)
-  endif()
-  set(${out} ${command} PARENT_SCOPE)
+  _tileperf_work_path(run run)
+  set(${out} "$<TARGET_FILE:tileperf::tileperf>" not-run --run-file "${run}" --test "${test}"
+    --reason "${missing} not found when the project was configured (see the configure log for what to install), so ${what}"
+    PARENT_SCOPE)
 endfunction()
 
 # _tileperf_python(<var> <dir>...): the command that runs the dump step's
@@ -169,25 +198,43 @@ function(_tileperf_python out)
     PARENT_SCOPE)
 endfunction()
 
-# _tileperf_write_batches(): writes the batch lists from the records the
-#   registrations listed (python -m tileperf_dump.batches), once, when the
-#   project's configure is done (deferred by _tileperf_defer_batches).
+# _tileperf_write_list(<file> <format> <record>...): writes a batch list,
+#   {"format": <format>, "records": [<record>...]}: the registrations'
+#   records, whose entries the batch step reads itself. Atomic (written
+#   beside, then renamed), and left alone when unchanged.
+function(_tileperf_write_list file format)
+  set(records "")
+  foreach(record IN LISTS ARGN)
+    string(REPLACE "\\" "\\\\" record "${record}")
+    string(REPLACE "\"" "\\\"" record "${record}")
+    list(APPEND records "\n    \"${record}\"")
+  endforeach()
+  list(JOIN records "," records)
+  set(text "{\n  \"format\": \"${format}\",\n  \"records\": [${records}\n  ]\n}\n")
+  if(EXISTS "${file}")
+    file(READ "${file}" old)
+    if(old STREQUAL text)
+      return()
+    endif()
+  endif()
+  file(WRITE "${file}.tmp" "${text}")
+  file(RENAME "${file}.tmp" "${file}")
+endfunction()
+
+# _tileperf_write_batches(): writes the batch lists of the records the
+#   registrations listed, once, when the project's configure is done
+#   (deferred by _tileperf_defer_batches).
 function(_tileperf_write_batches)
   get_property(ids GLOBAL PROPERTY TILEPERF_DUMP_BATCH_IDS)
-  set(args "")
   foreach(id IN LISTS ids)
     get_property(records GLOBAL PROPERTY TILEPERF_DUMP_BATCH_RECORDS_${id})
-    list(APPEND args --dump "${TILEPERF_WORK_DIR}/dump-batch.${id}.json" ${records})
+    _tileperf_work_path(list dump_batch "${id}")
+    _tileperf_write_list("${list}" tileperf-dump-batch/2 ${records})
   endforeach()
   get_property(records GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_RECORDS)
   if(records)
-    list(APPEND args --compile "${TILEPERF_WORK_DIR}/compile-batch.json" ${records})
-  endif()
-  _tileperf_python(python)
-  execute_process(COMMAND ${python} -m tileperf_dump.batches ${args}
-    RESULT_VARIABLE rc ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "tileperf: cannot write the batch lists:\n${err}")
+    _tileperf_work_path(list compile_batch)
+    _tileperf_write_list("${list}" tileperf-compile-batch/2 ${records})
   endif()
 endfunction()
 
@@ -206,9 +253,9 @@ endfunction()
 #   test dump.batch.<group> (dump.batch.<group>.2, ... for further PYTHONPATHs)
 #   exports, in one Python that imports pytest and cuTile once, every kernel
 #   file of the batch whose stamp is not current, before the dump tests run
-#   (they then find their stamps current). Its list is
-#   ${TILEPERF_WORK_DIR}/dump-batch.<group>.<n>.json, made of the
-#   `dump_batch` entries of each added <record>. Sets <test>'s batch fixture
+#   (they then find their stamps current). Its list,
+#   ${TILEPERF_WORK_DIR}/dump-batch.<group>.<n>.json, names each added
+#   <record>, whose `dump_batch` entries the batch exports. Sets <test>'s batch fixture
 #   in the caller's scope variable _tileperf_batch_fixture ("" when the
 #   export stays the test's own: a prerequisite the batch test, added in
 #   another folder, cannot be given).
@@ -236,9 +283,10 @@ function(_tileperf_batch_dump group test folders requires record)
     set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_IDS "${id}")
     _tileperf_defer_batches()
     _tileperf_python(python ${folders})
+    _tileperf_work_path(list dump_batch "${id}")
+    _tileperf_work_path(run run)
     add_test(NAME "${name}"
-      COMMAND ${python} "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py"
-        --batch "${TILEPERF_WORK_DIR}/dump-batch.${id}.json" --run-file "${TILEPERF_WORK_DIR}/run.json")
+      COMMAND ${python} "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${list}" --run-file "${run}")
     set(labels selftest dump)
     if(group STREQUAL "kernels")
       set(labels perf dump)
@@ -273,11 +321,11 @@ function(_tileperf_add_dump)
     set(arg_BATCH kernels)
   endif()
   _tileperf_python(python ${arg_PYTHONPATH})
+  _tileperf_work_path(run run)
   # Done at once when the run's dump batch found the stamp current (no
   # Python start), else the export.
   add_test(NAME "${arg_NAME}"
-    COMMAND "$<TARGET_FILE:tileperf::tileperf>" dump --stamp "${arg_STAMP}"
-      --run-file "${TILEPERF_WORK_DIR}/run.json" --
+    COMMAND "$<TARGET_FILE:tileperf::tileperf>" dump --stamp "${arg_STAMP}" --run-file "${run}" --
       ${python} "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --stamp "${arg_STAMP}" -- ${arg_ARGS})
   _tileperf_batch_dump("${arg_BATCH}" "${arg_NAME}" "${arg_PYTHONPATH}" "${arg_REQUIRES}" "${arg_RECORD}")
   set(required ${arg_REQUIRES} ${_tileperf_batch_fixture} tileperf.run)
@@ -286,8 +334,8 @@ function(_tileperf_add_dump)
 endfunction()
 
 # _tileperf_batch_compile(<fixture-var> <kernel> <record>)
-#   Adds a kernel's perf tests (the `compile_batch` entries of its record) to
-#   the compile batch: the test compile.batch compiles, ahead of the checks,
+#   Adds a kernel's perf tests (the `compile_batch` entries of its record,
+#   which the batch list names) to the compile batch: the test compile.batch compiles, ahead of the checks,
 #   every configuration of the list the result cache lacks (tileiras in
 #   parallel, one nvdisasm per architecture) and puts the tool output into
 #   the cache, where the checks find it. It is a fixture of every perf test,
@@ -306,10 +354,8 @@ function(_tileperf_batch_compile out kernel record)
     set_property(GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     _tileperf_defer_batches()
     cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-    add_test(NAME compile.batch
-      COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --list "${TILEPERF_WORK_DIR}/compile-batch.json"
-        --build-dir "${CMAKE_BINARY_DIR}" --toolchain "${TILEPERF_WORK_DIR}/toolchain.json"
-        --cache-dir "${TILEPERF_CACHE_DIR}" --timeout "${TILEPERF_TOOL_TIMEOUT}")
+    _tileperf_work_path(run run)
+    add_test(NAME compile.batch COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --run-file "${run}")
     set_tests_properties(compile.batch PROPERTIES LABELS "perf" TIMEOUT 3600 PROCESSORS "${cores}"
       FIXTURES_SETUP tileperf.compile FIXTURES_REQUIRED "tileperf.toolchain;tileperf.run")
   endif()
@@ -318,28 +364,12 @@ function(_tileperf_batch_compile out kernel record)
   set(${out} tileperf.compile PARENT_SCOPE)
 endfunction()
 
-# _tileperf_check_command(<out-var> KERNEL <k> CONFIG <c> ARCH <a> BYTECODE <file>
-#                         WORK_DIR <dir> BASELINE <file> CHECKS_DIR <dir> [EXTRA <arg>...])
-#   The `tileperf check` command line of one test.
-function(_tileperf_check_command out)
-  _tileperf_parse(_tileperf_check_command ""
-    "KERNEL;CONFIG;ARCH;BYTECODE;WORK_DIR;BASELINE;CHECKS_DIR" "EXTRA"
-    "KERNEL;CONFIG;ARCH;BYTECODE;WORK_DIR;BASELINE;CHECKS_DIR" ${ARGN})
-  set(filter "^perf\\.${arg_KERNEL}\\.${arg_CONFIG}\\.${arg_ARCH}$")
-  # The command runs from the project's folder: the build folder relative to it.
-  file(RELATIVE_PATH build_dir "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}")
-  if(build_dir STREQUAL "")
-    set(build_dir .)
-  endif()
-  set(${out}
-    "$<TARGET_FILE:tileperf::tileperf>" check
-    --kernel "${arg_KERNEL}" --config "${arg_CONFIG}" --arch "${arg_ARCH}"
-    --bytecode "${arg_BYTECODE}" --work-dir "${arg_WORK_DIR}"
-    --baseline "${arg_BASELINE}" --checks "${arg_CHECKS_DIR}" --project-dir "${CMAKE_SOURCE_DIR}"
-    --toolchain "${TILEPERF_WORK_DIR}/toolchain.json" --cache-dir "${TILEPERF_CACHE_DIR}"
-    --timeout "${TILEPERF_TOOL_TIMEOUT}" --run-file "${TILEPERF_WORK_DIR}/run.json"
-    --update-command "TILEPERF_FILTER='${filter}' cmake --build ${build_dir} --target update_baselines"
-    ${arg_EXTRA}
+# _tileperf_check_command(<out-var> <test> [<arg>...]): the `tileperf check`
+#   command line of one test: the run record and the test's name, from which
+#   the check finds the rest (its kernel's record, through the path table).
+function(_tileperf_check_command out test)
+  _tileperf_work_path(run run)
+  set(${out} "$<TARGET_FILE:tileperf::tileperf>" check --run-file "${run}" --test "${test}" ${ARGN}
     PARENT_SCOPE)
 endfunction()
 
@@ -353,39 +383,54 @@ function(_tileperf_add_toolchain_probe)
     return()
   endif()
   set_property(GLOBAL PROPERTY TILEPERF_TOOLCHAIN_PROBE TRUE)
+  _tileperf_work_path(toolchain toolchain)
   add_test(NAME toolchain.probe
     COMMAND tileperf::tileperf toolchain --tileiras "${Tileiras_EXECUTABLE}"
-      --cuobjdump "${Cuobjdump_EXECUTABLE}" --out "${TILEPERF_WORK_DIR}/toolchain.json")
+      --cuobjdump "${Cuobjdump_EXECUTABLE}" --out "${toolchain}")
   set_tests_properties(toolchain.probe PROPERTIES
     FIXTURES_SETUP tileperf.toolchain LABELS "perf;toolchain" TIMEOUT 120)
 endfunction()
 
 # _tileperf_add_run_start(): the test `run.start` (once per project), a
-# fixture of every perf test: it writes ${TILEPERF_WORK_DIR}/run.json with a
-# new run id (TILEPERF_RUN_ID when set), which each check stamps on its
-# result, so that `tileperf summary` and `report` tell this run's results
-# from those an earlier, partial run left behind; and the build's policy
-# folder and the command that updates its baselines, which `tileperf diff`
-# reads.
+# fixture of every perf test: it writes ${TILEPERF_WORK_DIR}/run.json, the
+# one record of the run's shared facts: a new run id (TILEPERF_RUN_ID when
+# set), which each check stamps on its result, so that `tileperf summary`
+# and `report` tell this run's results from those an earlier, partial run
+# left behind; the project, build and work folders, the toolchain record,
+# the cache, the tool timeout, the policy folder, the command that updates
+# the baselines, and the settings strict, require-run and measurements.
+# Each check, the batches and `tileperf diff` read them from it.
 function(_tileperf_add_run_start)
   get_property(added GLOBAL PROPERTY TILEPERF_RUN_START)
   if(added)
     return()
   endif()
   set_property(GLOBAL PROPERTY TILEPERF_RUN_START TRUE)
+  # The update command runs from the project's folder: the build folder relative to it.
   file(RELATIVE_PATH build_dir "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}")
   if(build_dir STREQUAL "")
     set(build_dir .)
   endif()
+  _tileperf_work_path(toolchain toolchain)
+  set(settings "")
+  foreach(setting IN ITEMS STRICT REQUIRE_RUN MEASUREMENTS)
+    if(TILEPERF_${setting})
+      string(TOLOWER "--${setting}" option)
+      string(REPLACE "_" "-" option "${option}")
+      list(APPEND settings "${option}")
+    endif()
+  endforeach()
   add_test(NAME run.start
-    COMMAND tileperf::tileperf run-start --out "${TILEPERF_WORK_DIR}/run.json"
+    COMMAND tileperf::tileperf run-start --work-dir "${TILEPERF_WORK_DIR}"
+      --project-dir "${CMAKE_SOURCE_DIR}" --build-dir "${CMAKE_BINARY_DIR}"
+      --toolchain "${toolchain}" --cache-dir "${TILEPERF_CACHE_DIR}" --timeout "${TILEPERF_TOOL_TIMEOUT}"
       --checks "${TILEPERF_CHECKS_DIR}"
-      --update-command "cmake --build ${build_dir} --target update_baselines")
+      --update-command "cmake --build ${build_dir} --target update_baselines" ${settings})
   set_tests_properties(run.start PROPERTIES FIXTURES_SETUP tileperf.run LABELS perf TIMEOUT 60)
 endfunction()
 
-# _tileperf_manifest(<kernel> <source> <baseline-dir> <archs> <pythonpath>
-#                    <placeholders> <bare-packages>)
+# _tileperf_manifest(<kernel> <source> <baseline-dir> <checks-dir> <archs>
+#                    <pythonpath> <placeholders> <bare-packages>)
 #   What the perf tests of a kernel file are, made by the dump step's Python
 #   (python -m tileperf_dump.manifest, which imports the file with the
 #   PYTHONPATH, placeholder modules and bare packages of the dump step):
@@ -396,7 +441,7 @@ endfunction()
 #   configure when the file cannot be loaded. Without cuTile the
 #   configuration is "configs_unknown": one test per architecture then says
 #   why nothing could be measured.
-macro(_tileperf_manifest kernel source baseline archs pythonpath placeholders bare)
+macro(_tileperf_manifest kernel source baseline checks archs pythonpath placeholders bare)
   if("CudaTile" IN_LIST _TILEPERF_MISSING)  # no Python to ask: the names are made here
     set(tileperf_work_dir "${TILEPERF_WORK_DIR}/${kernel}")
     set(tileperf_configs configs_unknown)
@@ -409,18 +454,18 @@ macro(_tileperf_manifest kernel source baseline archs pythonpath placeholders ba
     endforeach()
   else()
     _tileperf_run_manifest(_tileperf_registration "${kernel}" "${source}" "${baseline}"
-      "${archs}" "${pythonpath}" "${placeholders}" "${bare}")
+      "${checks}" "${archs}" "${pythonpath}" "${placeholders}" "${bare}")
     include("${_tileperf_registration}")
   endif()
 endmacro()
 
-# _tileperf_run_manifest(<out-var> <kernel> <source> <baseline-dir> <archs>
-#                        <pythonpath> <placeholders> <bare-packages>)
+# _tileperf_run_manifest(<out-var> <kernel> <source> <baseline-dir> <checks-dir>
+#                        <archs> <pythonpath> <placeholders> <bare-packages>)
 #   Runs the manifest step; <out-var>: the registration file it wrote.
-function(_tileperf_run_manifest out kernel source baseline archs pythonpath placeholders bare)
+function(_tileperf_run_manifest out kernel source baseline checks archs pythonpath placeholders bare)
   _tileperf_python(python ${pythonpath})
   set(args --kernel "${kernel}" --work-dir "${TILEPERF_WORK_DIR}" --baseline-dir "${baseline}"
-    --bytecode-version "${TILEPERF_BYTECODE_VERSION}")
+    --checks-dir "${checks}" --bytecode-version "${TILEPERF_BYTECODE_VERSION}")
   list(JOIN archs "," archs)
   list(APPEND args "--archs=${archs}")
   foreach(module IN LISTS placeholders)
@@ -490,22 +535,6 @@ macro(_tileperf_kernel_arguments)
   endforeach()
 endmacro()
 
-# _tileperf_check_options(<out-var>): the EXTRA options of every check, from the settings.
-function(_tileperf_check_options out)
-  set(extra "")
-  foreach(setting IN ITEMS STRICT REQUIRE_RUN MEASUREMENTS)
-    if(TILEPERF_${setting})
-      string(TOLOWER "--${setting}" option)
-      string(REPLACE "_" "-" option "${option}")
-      list(APPEND extra "${option}")
-    endif()
-  endforeach()
-  if(extra)
-    set(extra EXTRA ${extra})
-  endif()
-  set(${out} ${extra} PARENT_SCOPE)
-endfunction()
-
 # tileperf_add_kernel_tests
 # -------------------------
 # Registers the perf tests of one cuTile kernel file: a dump test
@@ -553,8 +582,8 @@ function(tileperf_add_kernel_tests)
   set_property(GLOBAL APPEND PROPERTY TILEPERF_KERNELS "${kernel}")
   # Its docstring feeds tileperf_write_kernel_table.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
-  _tileperf_manifest("${kernel}" "${source}" "${arg_BASELINE_DIR}" "${arg_ARCHS}" "${pythonpath}"
-    "${arg_PLACEHOLDER_MODULES}" "${arg_BARE_PACKAGES}")
+  _tileperf_manifest("${kernel}" "${source}" "${arg_BASELINE_DIR}" "${arg_CHECKS_DIR}" "${arg_ARCHS}"
+    "${pythonpath}" "${arg_PLACEHOLDER_MODULES}" "${arg_BARE_PACKAGES}")
   foreach(fact IN ITEMS CONFIGS SUMMARY)
     string(TOLOWER "${fact}" var)
     set_property(GLOBAL PROPERTY TILEPERF_KERNEL_${fact}_${kernel} "${tileperf_${var}}")
@@ -574,16 +603,13 @@ function(tileperf_add_kernel_tests)
       FIXTURE "tileperf.dump.${kernel}" RECORD "${tileperf_manifest}"
       LABELS perf dump "${kernel}" ${arg_LABELS} ${pythonpath} ARGS ${tileperf_dump_args})
   endif()
-  _tileperf_check_options(extra)
   list(GET tileperf_tests 0 first)
   foreach(test IN LISTS tileperf_tests)
     cmake_parse_arguments(t "" "CONFIG;ARCH;BYTECODE;BASELINE" "" ${tileperf_test_${test}})
     if(_TILEPERF_MISSING)
-      _tileperf_not_run_command(command "${kernel}" "${t_CONFIG}" "${t_ARCH}" "${tileperf_work_dir}")
+      _tileperf_not_run_command(command "${test}" "${kernel}" "${t_CONFIG}")
     else()
-      _tileperf_check_command(command KERNEL "${kernel}" CONFIG "${t_CONFIG}" ARCH "${t_ARCH}"
-        BYTECODE "${t_BYTECODE}" WORK_DIR "${tileperf_work_dir}" BASELINE "${t_BASELINE}"
-        CHECKS_DIR "${arg_CHECKS_DIR}" ${extra})
+      _tileperf_check_command(command "${test}")
     endif()
     add_test(NAME "${test}" COMMAND ${command})
     if(NOT _TILEPERF_MISSING AND test STREQUAL first)  # numbered after the first perf test
@@ -674,12 +700,15 @@ function(tileperf_add_update_target)
   if(TARGET update_baselines)
     return()
   endif()
+  _tileperf_work_path(markdown update_summary md)
+  _tileperf_work_path(html update_summary html)
   add_custom_target(update_baselines
     COMMAND "${CMAKE_COMMAND}"
       "-DCTEST_COMMAND=${CMAKE_CTEST_COMMAND}"
       "-DBUILD_DIR=${CMAKE_BINARY_DIR}"
       "-DTILEPERF=$<TARGET_FILE:tileperf::tileperf>"
       "-DWORK_DIR=${TILEPERF_WORK_DIR}"
+      "-DSUMMARY_MD=${markdown}" "-DSUMMARY_HTML=${html}"
       -P "${_TILEPERF_CMAKE_DIR}/TileperfUpdateBaselines.cmake"
     USES_TERMINAL
     COMMENT "Rewriting tileperf baselines from fresh metrics")

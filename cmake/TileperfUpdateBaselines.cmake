@@ -3,10 +3,11 @@
 # one line per test saying what happened (created, updated, unchanged) and
 # writes update-summary.md/.html: what moved, test by test, for the review.
 #
-# Input: CTEST_COMMAND, BUILD_DIR, TILEPERF, WORK_DIR (-D), and from the
+# Input: CTEST_COMMAND, BUILD_DIR, TILEPERF, WORK_DIR, SUMMARY_MD and
+# SUMMARY_HTML (-D; the summaries' paths, from the path table), and from the
 # environment TILEPERF_FILTER (ctest -R regex) and TILEPERF_LABEL (ctest -L).
 cmake_minimum_required(VERSION 3.25)
-foreach(var IN ITEMS CTEST_COMMAND BUILD_DIR TILEPERF WORK_DIR)
+foreach(var IN ITEMS CTEST_COMMAND BUILD_DIR TILEPERF WORK_DIR SUMMARY_MD SUMMARY_HTML)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "TileperfUpdateBaselines.cmake: -D${var}=... is required")
   endif()
@@ -34,8 +35,8 @@ if(EXISTS "${WORK_DIR}")
   execute_process(COMMAND "${TILEPERF}" summary "${WORK_DIR}")
   # For the review of the baseline diff: what moved, test by test.
   execute_process(COMMAND "${TILEPERF}" report "${WORK_DIR}"
-    --markdown "${WORK_DIR}/update-summary.md" --html "${WORK_DIR}/update-summary.html")
-  message("what moved: ${WORK_DIR}/update-summary.md (and .html)")
+    --markdown "${SUMMARY_MD}" --html "${SUMMARY_HTML}")
+  message("what moved: ${SUMMARY_MD} (and ${SUMMARY_HTML})")
 endif()
 if(NOT ctest_rc EQUAL 0)
   message(FATAL_ERROR "update_baselines: some tests could not write their baseline (see above)")

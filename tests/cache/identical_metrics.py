@@ -3,11 +3,11 @@
     python identical_metrics.py --build-dir BUILD --work WORK [--jobs N] [--label perf]
 
 Takes the `tileperf check` command of every perf.* test registered in BUILD
-(from `ctest --show-only=json-v1`) and compares, byte for byte, the
+(perf_checks.py) and compares, byte for byte, the
 <config>.<arch>.metrics.json of two runs into folders of WORK:
 
 - uncached: the tools ran. The check runs with the build's cache
-  (TILEPERF_CACHE_DIR when set, else the test's --cache-dir); when that is a
+  (TILEPERF_CACHE_DIR when set, else the run record's); when that is a
   miss, the tools ran and filled the entry (so that the gate, ordered after
   this test, finds it); when it is a hit, the check runs again with the cache
   off. Uncached metrics are kept with a digest of everything they depend on
@@ -32,26 +32,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-
-def perf_commands(build: Path, label: str) -> list[list[str]]:
-    out = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1", "-L", label],
-                         check=True, capture_output=True, text=True).stdout
-    commands = []
-    for test in json.loads(out)["tests"]:
-        command = test.get("command", [])
-        if test["name"].startswith("perf.") and len(command) > 1 and command[1] == "check":
-            commands.append(command)
-    return commands
-
-
-def option(command: list[str], name: str) -> str:
-    return command[command.index(name) + 1]
-
-
-def with_option(command: list[str], name: str, value: str) -> list[str]:
-    command = list(command)
-    command[command.index(name) + 1] = value
-    return command
+from perf_checks import PerfCheck, perf_checks
 
 
 def run(command: list[str], env: dict) -> tuple[bool, str]:
@@ -61,25 +42,23 @@ def run(command: list[str], env: dict) -> tuple[bool, str]:
     return "(cached" in first, r.stdout + r.stderr
 
 
-def inputs_digest(command: list[str]) -> str:
+def inputs_digest(check: PerfCheck) -> str:
     """What an uncached run's metrics depend on, besides tileiras's whims."""
-    bytecode = option(command, "--bytecode")
     h = hashlib.sha256()
-    for path in (bytecode, bytecode + ".json", option(command, "--toolchain"), command[0]):
+    for path in (check.bytecode, check.bytecode + ".json", check.toolchain, check.command[0]):
         h.update(Path(path).read_bytes())
     return h.hexdigest()
 
 
-def uncached_metrics(command: list[str], work: Path, env: dict) -> tuple[Path | None, str]:
-    kernel, config, arch = (option(command, k) for k in ("--kernel", "--config", "--arch"))
-    folder = work / "uncached" / kernel
-    metrics = folder / f"{config}.{arch}.metrics.json"
-    stamp = folder / f"{config}.{arch}.inputs"
-    digest = inputs_digest(command)
+def uncached_metrics(check: PerfCheck, work: Path, env: dict) -> tuple[Path | None, str]:
+    folder = work / "uncached" / check.kernel
+    metrics = folder / f"{check.config}.{check.arch}.metrics.json"
+    stamp = folder / f"{check.config}.{check.arch}.inputs"
+    digest = inputs_digest(check)
     if metrics.is_file() and stamp.is_file() and stamp.read_text() == digest:
         return metrics, "reused"
     stamp.unlink(missing_ok=True)
-    c = with_option(command, "--work-dir", str(folder))
+    c = check.command_in(folder)
     hit, said = run(c, env)
     if hit:  # the entry was there: ask the tools themselves
         hit, said = run(c, dict(env, TILEPERF_CACHE_DIR="off"))
@@ -91,17 +70,16 @@ def uncached_metrics(command: list[str], work: Path, env: dict) -> tuple[Path | 
     return metrics, said
 
 
-def compare(command: list[str], work: Path) -> str | None:
+def compare(check: PerfCheck, work: Path) -> str | None:
     """None when the two runs agree, else what went wrong."""
-    kernel, config, arch = (option(command, k) for k in ("--kernel", "--config", "--arch"))
-    name = f"perf.{kernel}.{config}.{arch}"
+    name, config, arch = check.name, check.config, check.arch
     env = {k: v for k, v in os.environ.items() if k != "TILEPERF_UPDATE_BASELINES"}
-    uncached, said = uncached_metrics(command, work, env)
+    uncached, said = uncached_metrics(check, work, env)
     if uncached is None:
         return f"{name}: {said}"
-    folder = work / "cached" / kernel
+    folder = work / "cached" / check.kernel
     (folder / f"{config}.{arch}.metrics.json").unlink(missing_ok=True)
-    c = with_option(command, "--work-dir", str(folder))
+    c = check.command_in(folder)
     hit, said = run(c, env)
     if not hit:
         hit, said = run(c, env)
@@ -122,7 +100,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--label", default="perf")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)
-    commands = perf_commands(args.build_dir, args.label)
+    commands = perf_checks(args.build_dir, "-L", args.label)
     if not commands:
         print(f"identical_metrics.py: error: no perf test in {args.build_dir}", file=sys.stderr)
         return 2

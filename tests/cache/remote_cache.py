@@ -3,8 +3,8 @@ started by this test on loopback, in the layout remote_cache.h describes.
 
     python remote_cache.py --build-dir BUILD --work WORK [--regex REGEX]
 
-Runs the `tileperf check` commands of some perf tests of BUILD (REGEX, from
-`ctest --show-only=json-v1`), each with a local cache of its own scenario:
+Runs the `tileperf check` commands of some perf tests of BUILD (REGEX;
+perf_checks.py), each with a local cache of its own scenario:
 
 - fill: writing allowed, an empty server: every check compiles and the
   server then holds one manifest per test;
@@ -35,6 +35,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from perf_checks import PerfCheck, perf_checks
 
 TOKEN = "tileperf-test-token-9f3a"
 NGINX_CONF = """daemon off;
@@ -110,42 +112,25 @@ class Server:
             self.proc.wait()
 
 
-def perf_commands(build: Path, regex: str) -> list[list[str]]:
-    out = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1", "-R", regex],
-                         check=True, capture_output=True, text=True).stdout
-    return [t["command"] for t in json.loads(out)["tests"]
-            if t["name"].startswith("perf.") and len(t.get("command", [])) > 1 and t["command"][1] == "check"]
-
-
-def option(command: list[str], name: str) -> str:
-    return command[command.index(name) + 1]
-
-
-def name_of(command: list[str]) -> str:
-    return "perf." + ".".join(option(command, k) for k in ("--kernel", "--config", "--arch"))
-
-
 class Run:
     """One check: its exit code, output, whether it was a hit, its metrics, its time."""
 
-    def __init__(self, command: list[str], work: Path, env: dict):
-        c = list(command)
-        folder = work / option(command, "--kernel")
-        c[c.index("--work-dir") + 1] = str(folder)
+    def __init__(self, check: PerfCheck, work: Path, env: dict):
+        folder = work / check.kernel
         start = time.monotonic()
-        r = subprocess.run(c, env=env, capture_output=True, text=True)
+        r = subprocess.run(check.command_in(folder), env=env, capture_output=True, text=True)
         self.seconds = time.monotonic() - start
-        self.name = name_of(command)
+        self.name = check.name
         self.code = r.returncode
         self.out = r.stdout
         self.err = r.stderr
         first = r.stdout.splitlines()[0] if r.stdout else ""
         self.hit = "(cached" in first
-        metrics = folder / f"{option(command, '--config')}.{option(command, '--arch')}.metrics.json"
+        metrics = folder / f"{check.config}.{check.arch}.metrics.json"
         self.metrics = metrics.read_bytes() if metrics.is_file() else b""
 
 
-def scenario(work: Path, name: str, commands: list[list[str]], url: str, write: bool,
+def scenario(work: Path, name: str, commands: list[PerfCheck], url: str, write: bool,
              between=None) -> list[Run]:
     folder = work / name
     shutil.rmtree(folder, ignore_errors=True)
@@ -182,7 +167,7 @@ def notes(runs: list[Run], text: str) -> int:
 
 
 def check_all(build: Path, work: Path, regex: str, nginx: str) -> None:
-    commands = perf_commands(build, regex)
+    commands = perf_checks(build, "-R", regex)
     expect(len(commands) >= 6, f"fewer than 6 perf tests match {regex}")
     first, extra = commands[:6], commands[6:8]
     server = Server(nginx, work / "server")

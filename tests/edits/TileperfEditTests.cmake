@@ -83,13 +83,16 @@ function(_tileperf_add_edit_test name)
     BATCH edits ARGS ${tileperf_edit_${name}_dump_args})
   foreach(test IN LISTS tileperf_edit_${name}_checks)
     cmake_parse_arguments(t "" "CONFIG;ARCH;BYTECODE;BASELINE" "" ${tileperf_check_${test}})
-    _tileperf_check_command(command KERNEL "${e_KERNEL}" CONFIG "${t_CONFIG}" ARCH "${t_ARCH}"
-      BYTECODE "${t_BYTECODE}" WORK_DIR "${e_WORK}" BASELINE "${t_BASELINE}"
-      CHECKS_DIR "${TILEPERF_CHECKS_DIR}"
-      EXTRA --edit "${name}" --edit-manifest "${tileperf_edits_manifest}")
-    add_test(NAME "${test}" COMMAND ${command})
+    # The edited copy's own files, against the shipped kernel's baseline;
+    # the run record gives the rest.
+    _tileperf_work_path(run run)
+    add_test(NAME "${test}"
+      COMMAND "$<TARGET_FILE:tileperf::tileperf>" check --run-file "${run}"
+        --kernel "${e_KERNEL}" --config "${t_CONFIG}" --arch "${t_ARCH}" --bytecode "${t_BYTECODE}"
+        --work-dir "${e_WORK}" --baseline "${t_BASELINE}"
+        --edit "${name}" --edit-manifest "${tileperf_edits_manifest}")
     set_tests_properties("${test}" PROPERTIES LABELS "selftest;${e_KIND};${t_ARCH}"
-      FIXTURES_REQUIRED "tileperf.dump.edit.${name};tileperf.toolchain")
+      FIXTURES_REQUIRED "tileperf.dump.edit.${name};tileperf.toolchain;tileperf.run")
     set_property(GLOBAL APPEND PROPERTY TILEPERF_EDIT_TESTS "${test}")
   endforeach()
 endfunction()

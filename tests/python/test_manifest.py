@@ -1,6 +1,5 @@
 """The manifest step (tileperf_dump.manifest), which hands CMake what it
-registers for a kernel file, and the batch lists (tileperf_dump.batches)
-made from its records."""
+registers for a kernel file: its record, which the batch steps read too."""
 
 import json
 import subprocess
@@ -10,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tileperf_dump import batches, cmake, manifest
+from tileperf_dump import cmake, manifest
 
 TOP = Path(__file__).resolve().parents[2]
 KERNEL = '''\
@@ -42,13 +41,14 @@ def run_manifest(tmp_path, *extra):
 
 
 def test_the_record_names_every_test_and_its_files(tmp_path):
-    result = run_manifest(tmp_path, "--placeholder", "torch")
+    result = run_manifest(tmp_path, "--placeholder", "torch", "--checks-dir", str(tmp_path / "checks"))
     assert result.returncode == 0, result.stderr
     work = tmp_path / "work" / "scale"
     assert result.stdout == f"{work / 'registration.cmake'}\n"
     record = json.loads((work / "configs.json").read_text())
     assert record["configs"] == ["b", "a"]  # the file's order
     assert record["summary"] == "Scales a vector: one block per tile."
+    assert record["checks"] == str(tmp_path / "checks")  # the kernel's policies
     assert [t["test"] for t in record["tests"]] == [
         "perf.scale.b.sm_120", "perf.scale.b.sm_90", "perf.scale.a.sm_120", "perf.scale.a.sm_90"]
     assert record["tests"][1] == {
@@ -94,20 +94,3 @@ def test_the_summary_is_the_first_sentence(doc, summary):
     assert manifest.summary(SimpleNamespace(__doc__=doc)) == summary
 
 
-def test_the_batch_lists_join_the_records_entries(tmp_path):
-    one, two = tmp_path / "one.json", tmp_path / "two.json"
-    one.write_text(json.dumps({"dump_batch": [{"test": "dump.a"}], "compile_batch": [{"test": "p1"}]}))
-    two.write_text(json.dumps({"dump_batch": [{"test": "dump.b"}], "compile_batch": [{"test": "p2"}]}))
-    out = tmp_path / "dump.json"
-    assert batches.main(["--dump", str(out), str(one), str(two),
-                         "--compile", str(tmp_path / "compile.json"), str(two)]) == 0
-    assert json.loads(out.read_text()) == {"format": "tileperf-dump-batch/1",
-                                           "entries": [{"test": "dump.a"}, {"test": "dump.b"}]}
-    assert json.loads((tmp_path / "compile.json").read_text())["entries"] == [{"test": "p2"}]
-
-
-def test_an_unreadable_record_is_an_error_naming_the_list(tmp_path, capsys):
-    out = tmp_path / "dump.json"
-    assert batches.main(["--dump", str(out), str(tmp_path / "missing.json")]) == 2
-    assert capsys.readouterr().err.startswith(f"tileperf: error: {out}: cannot read the batch entries: ")
-    assert not out.exists()

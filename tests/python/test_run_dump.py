@@ -52,7 +52,10 @@ def dump(stamp: Path, args: list[str]) -> subprocess.CompletedProcess:
 
 
 def batch(path: Path, entries: list[dict], *extra: str) -> subprocess.CompletedProcess:
-    path.write_text(json.dumps({"format": "tileperf-dump-batch/1", "entries": entries}))
+    """The batch of one registration record holding `entries`."""
+    record = path.with_name(path.stem + ".record.json")
+    record.write_text(json.dumps({"dump_batch": entries}))
+    path.write_text(json.dumps({"format": "tileperf-dump-batch/2", "records": [str(record)]}))
     return subprocess.run([sys.executable, str(RUN_DUMP), "--batch", str(path), *extra],
                           capture_output=True, text=True, env=env())
 
@@ -154,16 +157,23 @@ def test_batch_and_single_exports_are_byte_identical(tmp_path):
                 assert one.read_bytes() == other.read_bytes(), f"{s.stem}/{name}"
 
 
-@pytest.mark.parametrize("content, where", [
-    ("not json", ":1: not JSON"),
-    ('{"format": "other", "entries": []}', ":format: expected"),
-    ('{"format": "tileperf-dump-batch/1", "entries": {}}', ":entries: expected a list"),
-    ('{"format": "tileperf-dump-batch/1", "entries": [{"test": "x"}]}', ":entries[0]: expected"),
+@pytest.mark.parametrize("content, record, where", [
+    ("not json", None, ":1: not JSON"),
+    ('{"format": "other", "records": []}', None, ":format: expected"),
+    ('{"format": "tileperf-dump-batch/2", "records": {}}', None, ":records: expected a list of paths"),
+    ('{"format": "tileperf-dump-batch/2", "records": ["RECORD"]}', None, ":0: cannot read"),
+    ('{"format": "tileperf-dump-batch/2", "records": ["RECORD"]}', '{"dump_batch": {}}',
+     ":dump_batch: expected a list"),
+    ('{"format": "tileperf-dump-batch/2", "records": ["RECORD"]}', '{"dump_batch": [{"test": "x"}]}',
+     ":dump_batch[0]: expected"),
 ])
-def test_a_bad_batch_file_is_a_located_error(tmp_path, content, where):
-    path = tmp_path / "batch.json"
-    path.write_text(content)
+def test_a_bad_batch_file_or_record_is_a_located_error(tmp_path, content, record, where):
+    path, record_path = tmp_path / "batch.json", tmp_path / "record.json"
+    path.write_text(content.replace("RECORD", str(record_path)))
+    if record is not None:
+        record_path.write_text(record)
     r = subprocess.run([sys.executable, str(RUN_DUMP), "--batch", str(path)],
                        capture_output=True, text=True, env=env())
     assert r.returncode == 2
-    assert r.stderr.startswith(f"run_dump.py: error: {path}{where}"), r.stderr
+    named = record_path if "RECORD" in content else path
+    assert r.stderr.startswith(f"run_dump.py: error: {named}{where}"), r.stderr

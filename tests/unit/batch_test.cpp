@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "fixtures.h"
 #include "metrics/compile_batch.h"
+#include "support/text.h"
 #include "toolchain/ctest_selection.h"
 #include "support/error.h"
 #include "support/forked.h"
@@ -18,22 +20,31 @@
 
 using namespace tileperf;
 
-BOOST_AUTO_TEST_CASE(a_batch_list_is_read_and_a_bad_one_is_refused) {
-  auto entries = read_batch_list(R"({"format": "tileperf-compile-batch/1", "entries": [
-    {"test": "perf.k.a.sm_90", "arch": "sm_90", "bytecode": "/b/a.tileirbc", "dump_info": "/b/a.tileirbc.json"}]})",
-                                 "list.json");
-  BOOST_REQUIRE_EQUAL(entries.size(), 1u);
+BOOST_AUTO_TEST_CASE(a_batch_list_is_read_from_its_records_and_a_bad_one_is_refused) {
+  testing::TempFolder tmp("batch-list");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::string path = (tmp.root / name).string();
+    write_file_atomic(path, text, Durability::kRenamed);
+    return path;
+  };
+  std::string one = write("one.json", R"({"compile_batch": [
+    {"test": "perf.k.a.sm_90", "arch": "sm_90", "bytecode": "/b/a.tileirbc", "dump_info": "/b/a.tileirbc.json"}]})");
+  std::string two = write("two.json", R"({"compile_batch": [
+    {"test": "perf.l.b.sm_120", "arch": "sm_120", "bytecode": "/b/b.tileirbc", "dump_info": "/b/b.tileirbc.json"}]})");
+  std::string list = write("list.json", R"({"format": "tileperf-compile-batch/2", "records": [")" + one + R"(", ")" +
+                                            two + R"("]})");
+  auto entries = read_batch_list(list);
+  BOOST_REQUIRE_EQUAL(entries.size(), 2u);
   BOOST_TEST(entries[0].test == "perf.k.a.sm_90");
   BOOST_TEST(entries[0].dump_info == "/b/a.tileirbc.json");
-  BOOST_CHECK_EXCEPTION(read_batch_list(R"({"format": "x", "entries": []})", "list.json"), InputError,
-                        [](const InputError& e) {
-                          return std::string(e.what()) == "list.json: not a tileperf-compile-batch/1 list";
-                        });
-  BOOST_CHECK_EXCEPTION(
-      read_batch_list(R"({"format": "tileperf-compile-batch/1", "entries": [{"test": "t"}]})", "list.json"),
-      InputError, [](const InputError& e) {
-        return std::string(e.what()) == "list.json: each entry needs a string 'arch'";
-      });
+  BOOST_TEST(entries[1].arch == "sm_120");
+  std::string bad = write("bad.json", R"({"format": "x", "records": []})");
+  BOOST_TEST(testing::error_message([&] { read_batch_list(bad); }) ==
+             "tileperf: error: " + bad + ": not a tileperf-compile-batch/2 list\n");
+  std::string broken = write("broken.json", R"({"compile_batch": [{"test": "t"}]})");
+  std::string naming = write("naming.json", R"({"format": "tileperf-compile-batch/2", "records": [")" + broken + R"("]})");
+  BOOST_TEST(testing::error_message([&] { read_batch_list(naming); }) ==
+             "tileperf: error: " + broken + ": each entry needs a string 'arch'\n");
 }
 
 namespace {

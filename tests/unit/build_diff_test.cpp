@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(a_side_against_itself_prints_only_the_count) {
 BOOST_AUTO_TEST_CASE(a_regression_exits_3_and_names_the_recorded_update_command) {
   Scratch s;
   std::string base = write_side(s, "base", 143), head = write_side(s, "head", 200);
-  write_run_record(head + "/run.json", {"run-1", kChecks, "cmake --build b --target update_baselines"});
+  write_run_record(head + "/run.json", {.id = "run-1", .checks = kChecks, .update_command = "cmake --build b --target update_baselines"});
   DiffOptions o;
   o.base = base;
   o.head = head;
@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(the_policy_folder_comes_from_the_run_record_unless_given) {
   BOOST_TEST(none.checks == "checks");
   BOOST_TEST(none.update_command == "");
 
-  write_run_record(results + "/run.json", {"run-1", "/src/checks", "make update"});
+  write_run_record(results + "/run.json", {.id = "run-1", .checks = "/src/checks", .update_command = "make update"});
   BuildFacts here = recorded_build_facts(results, "");
   BOOST_TEST(here.checks == "/src/checks");
   BOOST_TEST(here.update_command == "make update");
@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(the_policy_folder_comes_from_the_run_record_unless_given) {
 BOOST_AUTO_TEST_CASE(a_record_without_a_policy_folder_is_an_error_naming_it_unless_checks_are_given) {
   Scratch s;
   std::string results = s.file("results");
-  write_run_record(results + "/run.json", {"run-1", "", ""});
+  write_run_record(results + "/run.json", {.id = "run-1"});
   try {
     recorded_build_facts(results, "");
     BOOST_FAIL("no error");

@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(the_update_command_is_the_one_the_run_record_keeps) {
   std::string results = (folder.root / "build" / "tileperf").string();
   std::filesystem::create_directories(results);
   BOOST_TEST(recorded_update_command({results}) == "cmake --build <build-dir> --target update_baselines");
-  write_run_record(results + "/run.json", {"r1", "/src/checks", "cmake --build /b --target update_baselines"});
+  write_run_record(results + "/run.json", {.id = "r1", .checks = "/src/checks", .update_command = "cmake --build /b --target update_baselines"});
   for (const auto& dir : {results, (folder.root / "build").string(), results + "/gelu"}) {
     BOOST_TEST(recorded_update_command({"/nonexistent/tileperf", dir}) == "cmake --build /b --target update_baselines");
   }

@@ -78,31 +78,27 @@ gate() {
   echo "$end - $start" | bc
 }
 
-# The tools' invocations of every perf test, as the gate makes them.
+# The tools' invocations of every perf test, as the gate makes them (each
+# kernel's record, <work>/<kernel>/configs.json, lists its tests' bytecode).
 floor_commands() {
   "$python" - "$build" "$floor" "$1" <<'EOF'
-import json, pathlib, shlex, subprocess, sys
+import json, pathlib, shlex, sys
 build, floor = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 tc = json.loads((build / "tileperf" / "toolchain.json").read_text())["tools"]
-tests = json.loads(subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1", "-L", "perf"],
-                                  check=True, capture_output=True, text=True).stdout)["tests"]
-for t in tests:
-    c = t.get("command", [])
-    if not t["name"].startswith("perf.") or len(c) < 2 or c[1] != "check":
-        continue
-    opt = lambda name: c[c.index(name) + 1]
-    kernel, config, arch, bc = opt("--kernel"), opt("--config"), opt("--arch"), opt("--bytecode")
-    metrics = build / "tileperf" / kernel / f"{config}.{arch}.metrics.json"
-    flags = json.loads(metrics.read_text())["flags"]["tileiras"]
-    out = floor / f"{kernel}.{config}.{arch}"
-    tileiras = [tc["tileiras"]["path"], bc, "-o", f"{out}.cubin"] + flags + [
-        f"--remarks-output-file={out}.remarks.yaml"]
-    steps = [" ".join(map(shlex.quote, tileiras)),
-             f"{shlex.quote(tc['nvdisasm']['path'])} -ndf -pb -hex -novliw {out}.cubin",
-             f"{shlex.quote(tc['cuobjdump']['path'])} -res-usage {out}.cubin",
-             f"{shlex.quote(tc['tileirdisasm']['path'])} -g {shlex.quote(bc)}"]
-    line = " >/dev/null && ".join(steps) + " >/dev/null"
-    print(line if sys.argv[3] == "tools" else steps[0] + " >/dev/null")
+for record in sorted((build / "tileperf").glob("*/configs.json")):
+    for t in json.loads(record.read_text())["tests"]:
+        kernel, config, arch, bc = record.parent.name, t["config"], t["arch"], t["bytecode"]
+        metrics = build / "tileperf" / kernel / f"{config}.{arch}.metrics.json"
+        flags = json.loads(metrics.read_text())["flags"]["tileiras"]
+        out = floor / f"{kernel}.{config}.{arch}"
+        tileiras = [tc["tileiras"]["path"], bc, "-o", f"{out}.cubin"] + flags + [
+            f"--remarks-output-file={out}.remarks.yaml"]
+        steps = [" ".join(map(shlex.quote, tileiras)),
+                 f"{shlex.quote(tc['nvdisasm']['path'])} -ndf -pb -hex -novliw {out}.cubin",
+                 f"{shlex.quote(tc['cuobjdump']['path'])} -res-usage {out}.cubin",
+                 f"{shlex.quote(tc['tileirdisasm']['path'])} -g {shlex.quote(bc)}"]
+        line = " >/dev/null && ".join(steps) + " >/dev/null"
+        print(line if sys.argv[3] == "tools" else steps[0] + " >/dev/null")
 EOF
 }
 

@@ -1,14 +1,15 @@
 """What CMake registers for one kernel file, ready-made:
 
     python -m tileperf_dump.manifest --kernel NAME --work-dir DIR --baseline-dir DIR
-        --archs sm_120,sm_90 [--bytecode-version V] [--placeholder MODULE]...
-        [--bare-package PACKAGE]... <kernel.py>
+        --archs sm_120,sm_90 [--checks-dir DIR] [--bytecode-version V]
+        [--placeholder MODULE]... [--bare-package PACKAGE]... <kernel.py>
 
 imports the kernel file, and writes into DIR/NAME/ (``tileperf_dump.paths``)
 ``configs.json``, the record of the registration (the source, the
 configurations of CONFIGS in the file's order, the first sentence of the
-file's docstring, one entry per perf test with its files, and the entries of
-the dump and compile batches), and ``registration.cmake``, the same facts as
+file's docstring, one entry per perf test with its files, the policy folder
+of --checks-dir, and the entries of the dump and compile batches, which the
+batch steps read from it), and ``registration.cmake``, the same facts as
 CMake variables, whose path it prints. The kernel file's CONFIGS is the one
 list of its configurations: CMake registers one test per name and
 architecture from these files. A kernel file that cannot be loaded, or whose
@@ -126,9 +127,12 @@ def registration(args, module) -> dict:
     compile_batch = [{"test": t["test"], "arch": t["arch"], "bytecode": t["bytecode"],
                       "dump_info": str(work / paths.relative("dump_record", kernel, t["config"]))}
                      for t in tests]
-    return {"source": str(args.source.resolve()), "kernel": kernel, "configs": configs,
-            "summary": summary(module), "archs": args.archs, "tests": tests,
-            "dump_batch": [dump], "compile_batch": compile_batch}
+    record = {"source": str(args.source.resolve()), "kernel": kernel, "configs": configs,
+              "summary": summary(module), "archs": args.archs, "tests": tests,
+              "dump_batch": [dump], "compile_batch": compile_batch}
+    if args.checks_dir:  # the kernel's policies, when not the run's
+        record["checks"] = str(args.checks_dir)
+    return record
 
 
 def cmake_text(record: dict, manifest: Path) -> str:
@@ -152,6 +156,7 @@ def _arguments(argv: list[str]):
     parser.add_argument("--kernel", required=True)
     parser.add_argument("--work-dir", type=Path, required=True)
     parser.add_argument("--baseline-dir", type=Path, required=True)
+    parser.add_argument("--checks-dir", type=Path, default=None)
     parser.add_argument("--archs", type=lambda s: [a for a in s.split(",") if a], required=True)
     parser.add_argument("--bytecode-version", default=BYTECODE_VERSION)
     parser.add_argument("source", type=Path)

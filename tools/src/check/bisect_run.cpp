@@ -6,11 +6,14 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <set>
+#include <utility>
 #include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "check/kernel_check.h"
 #include "gate/baseline.h"
 #include "gate/bisect.h"
 #include "gate/compare.h"
@@ -117,15 +120,45 @@ class StepRunner {
     return nullptr;
   }
 
+  // What the test's check reads: as its command line gives it (an older
+  // revision's), else from the run record and the kernel's record, as the
+  // check itself finds them (apply_run_record), once run.start has written
+  // this revision's record.
+  struct CheckFacts {
+    std::string work_dir, checks, baseline;
+  };
+  CheckFacts facts_of(const nlohmann::json& command) {
+    std::string test = option_value(command, "--test");
+    if (test.empty()) {
+      return {option_value(command, "--work-dir"), option_value(command, "--checks"), option_value(command, "--baseline")};
+    }
+    step({"ctest", "--test-dir", build_, "-R", "^run\\.start$"});
+    CheckOptions o;
+    o.run_file = option_value(command, "--run-file");
+    std::set<std::string> given;
+    for (auto [option, field] : {std::pair{"--work-dir", &o.work_dir}, {"--checks", &o.checks}, {"--baseline", &o.baseline}}) {
+      *field = option_value(command, option);
+      if (!field->empty()) given.insert(option + 2);
+    }
+    apply_run_record(o, test, given);
+    return {o.work_dir, o.checks, o.baseline};
+  }
+
   StepResult run_test(const nlohmann::json& command) {
-    std::string prefix = test_prefix(option_value(command, "--work-dir"), o_.id.config, o_.id.arch);
+    CheckFacts facts;
+    try {
+      facts = facts_of(command);
+    } catch (const Error& e) {
+      return {std::nullopt, std::string("cannot tell where its check writes: ") + e.what()};
+    }
+    std::string prefix = test_prefix(facts.work_dir, o_.id.config, o_.id.arch);
     std::error_code ignored;
     for (FileKind kind : {FileKind::kMetrics, FileKind::kResult}) fs::remove(prefixed_file(prefix, kind), ignored);
     auto r = step({"ctest", "--test-dir", build_, "-R", ctest_regex(o_.id), "-V", "--timeout",
                    fmt::format("{:.0f}", o_.timeout)});
     if (!fs::exists(prefixed_file(prefix, FileKind::kMetrics))) return skip("measured nothing", r, prefixed_file(prefix, FileKind::kResult));
-    MeasuredStep m{read_metrics(prefixed_file(prefix, FileKind::kMetrics)), option_value(command, "--checks"),
-               option_value(command, "--baseline"), r.out.find("(cached") != std::string::npos};
+    MeasuredStep m{read_metrics(prefixed_file(prefix, FileKind::kMetrics)), facts.checks, facts.baseline,
+                   r.out.find("(cached") != std::string::npos};
     return {std::move(m), ""};
   }
 

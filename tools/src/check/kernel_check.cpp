@@ -48,6 +48,73 @@ std::string CheckOptions::shown_path(const std::string& path) const {
 
 namespace {
 
+// The entry of `test` in its kernel's record, and the record's policy folder.
+struct KernelEntry {
+  std::string bytecode, baseline, checks;
+};
+
+// The string at `key` of `object`, an InputError naming the file when it is none.
+std::string string_at(const nlohmann::json& object, const char* key, const std::string& file) {
+  if (!object.contains(key) || !object.at(key).is_string()) {
+    throw InputError(file, 0, fmt::format("key '{}' must be a string", key));
+  }
+  return object.at(key).get<std::string>();
+}
+
+KernelEntry kernel_entry(const std::string& record_file, const std::string& test) {
+  nlohmann::json record = parse_json(read_file(record_file), record_file);
+  KernelEntry out;
+  if (record.contains("checks")) out.checks = string_at(record, "checks", record_file);
+  const nlohmann::json* tests = record.is_object() && record.contains("tests") ? &record.at("tests") : nullptr;
+  if (!tests || !tests->is_array()) throw InputError(record_file, 0, "key 'tests' must be a list");
+  for (const auto& entry : *tests) {
+    if (!entry.is_object() || entry.value("test", "") != test) continue;
+    out.bytecode = string_at(entry, "bytecode", record_file);
+    out.baseline = string_at(entry, "baseline", record_file);
+    return out;
+  }
+  throw InputError(record_file, 0, "lists no test " + test + ": configure the build again");
+}
+
+}  // namespace
+
+void apply_run_record(CheckOptions& o, const std::string& test, const std::set<std::string>& given) {
+  if (o.run_file.empty()) throw UsageError("check: --test needs --run-file, the record of the test's run");
+  auto record = read_run_record(o.run_file);
+  if (!record) throw InputError(o.run_file, 0, "no run record: run the test run.start first (ctest runs it)");
+  auto unset = [&](const char* option) { return !given.count(option); };
+  std::string kernel_checks;
+  if (!test.empty()) {
+    auto id = parse_test_name(test);
+    if (!id) throw UsageError("check: --test " + test + ": expected perf.<kernel>.<config>.<arch>");
+    if (record->work_dir.empty()) throw InputError(o.run_file, 0, "the run record names no work folder");
+    o.id = *id;
+    validate_test_id(o.id);
+    std::string kernel_dir = record->work_dir + "/" + o.id.kernel;
+    KernelEntry entry = kernel_entry(kernel_file(kernel_dir, FileKind::kConfigs), test);
+    if (unset("work-dir")) o.work_dir = kernel_dir;
+    if (unset("bytecode")) o.bytecode = entry.bytecode;
+    if (unset("baseline")) o.baseline = entry.baseline;
+    kernel_checks = entry.checks;
+  }
+  // The policies: given, else the kernel's, else the run's.
+  if (unset("checks") && !kernel_checks.empty()) o.checks = kernel_checks;
+  if (unset("checks") && kernel_checks.empty() && !record->checks.empty()) o.checks = record->checks;
+  if (unset("toolchain") && unset("tileiras") && unset("cuobjdump")) o.toolchain_file = record->toolchain;
+  if (unset("cache-dir") && !record->cache_dir.empty()) o.cache_dir = record->cache_dir;
+  if (unset("timeout") && record->timeout > 0) o.tc.timeout_seconds = record->timeout;
+  if (unset("project-dir")) o.project_dir = record->project_dir;
+  if (unset("update-command") && !record->update_command.empty()) {
+    o.update_command = fmt::format("TILEPERF_FILTER='^perf\\.{}\\.{}\\.{}$' {}", o.id.kernel, o.id.config,
+                                   o.id.arch, record->update_command);
+  }
+  o.strict = o.strict || record->strict;
+  o.require_run = o.require_run || record->require_run;
+  o.measurements = o.measurements || record->measurements;
+}
+
+namespace {
+
 using Clock = std::chrono::steady_clock;
 
 // How long a check waits for another run's check of the same test: this
@@ -354,7 +421,14 @@ std::optional<std::string> check_fingerprint(const CheckOptions& o, const std::v
     return std::nullopt;
   }
   MemoInputs in;
+  // The arguments, and what they resolved to (a check given --test takes
+  // most of its options from the run's records).
   in.args = args;
+  in.args.insert(in.args.end(), {"test: " + o.id.name(), "bytecode: " + o.bytecode, "work: " + o.work_dir,
+                                 "baseline: " + o.baseline, "checks: " + o.checks, "toolchain: " + o.toolchain_file,
+                                 "project: " + o.project_dir, "update: " + o.update_command,
+                                 fmt::format("timeout: {}", o.tc.timeout_seconds),
+                                 fmt::format("flags: {} {} {} {}", o.exact, o.strict, o.require_run, o.measurements)});
   in.args.push_back("cache: " + o.cache_dir);  // what it prints says whether it was a hit
   if (o.toolchain_file.empty()) in.tools = {o.tc.tileiras, o.tc.tileirdisasm(), o.tc.cuobjdump, o.tc.nvdisasm()};
   in.files = {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest};

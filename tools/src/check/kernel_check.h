@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,19 @@ struct CheckOptions {
   std::string prefix() const;
   std::string shown_path(const std::string& path) const;
 };
+
+// Fills in what the command line did not give (`given`: the options given,
+// without their dashes: "toolchain", "cache-dir", ...) from the run record
+// at o.run_file: the toolchain record, the cache, the tool timeout, the
+// policies, the project's folder, strict, require-run, measurements and the
+// update command (narrowed to the test by TILEPERF_FILTER). With `test`
+// (perf.<kernel>.<config>.<arch>), the test's kernel, configuration and
+// architecture come from its name, and, unless given, its work folder from
+// the record's through the path table, and its bytecode, baseline and
+// policies from its kernel's record (<work>/<kernel>/configs.json). A missing or malformed
+// record, or a test the kernel record does not list, is an InputError
+// naming the file.
+void apply_run_record(CheckOptions& o, const std::string& test, const std::set<std::string>& given);
 
 // What a measurement saw beside the metrics, for the report.
 struct CheckSeen {

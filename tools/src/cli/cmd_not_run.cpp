@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -24,20 +26,36 @@ int run_not_run(const Args& args) {
                            static_cast<int>(kExitSkipped), static_cast<int>(kExitNotRun)),
                "not-run");
   TestResult r;
-  std::string work_dir;
+  std::string work_dir, test, run_file;
   bool require = false;
-  app.add_option("--kernel", r.id.kernel, "kernel name")->required();
-  app.add_option("--config", r.id.config, "configuration name")->required();
-  app.add_option("--arch", r.id.arch, "architecture")->required();
+  auto* by_test = app.add_option("--test", test,
+                                 "the perf test perf.<kernel>.<config>.<arch> of the run of --run-file, whose "
+                                 "work folder holds the result");
+  for (auto* option : {app.add_option("--kernel", r.id.kernel, "kernel name"),
+                       app.add_option("--config", r.id.config, "configuration name"),
+                       app.add_option("--arch", r.id.arch, "architecture"),
+                       app.add_option("--work-dir", work_dir, "folder for the result file")}) {
+    option->excludes(by_test);
+  }
   app.add_option("--reason", r.message, "why the test cannot run")->required();
-  app.add_option("--work-dir", work_dir, "folder for the result file")->required();
-  app.add_flag("--require-run", require, "every test must run: not running fails");
-  std::string run_file;
+  app.add_flag("--require-run", require, "every test must run: not running fails (also when the run's record says so)");
   app.add_option("--run-file", run_file, "the record of `tileperf run-start`: the result is stamped with its run id");
   if (parse_args(app, args)) return kExitOk;
+  auto record = run_file.empty() ? std::nullopt : read_run_record(run_file);
+  if (!test.empty()) {
+    if (!record || record->work_dir.empty()) {
+      throw InputError(run_file.empty() ? "--run-file" : run_file, 0, "--test needs a run record that names its work folder");
+    }
+    auto id = parse_test_name(test);
+    if (!id) throw UsageError("not-run: --test " + test + ": expected perf.<kernel>.<config>.<arch>");
+    r.id = *id;
+    work_dir = record->work_dir + "/" + r.id.kernel;
+  } else if (work_dir.empty() || r.id.kernel.empty() || r.id.config.empty() || r.id.arch.empty()) {
+    throw UsageError("not-run: give --test, or --kernel, --config, --arch and --work-dir");
+  }
   validate_test_id(r.id);
-  if (!run_file.empty()) r.run = read_run_id(run_file).value_or("");
-  require = require || every_test_must_run();
+  if (record) r.run = record->id;
+  require = require || every_test_must_run() || (record && record->require_run);
   r.state = require ? State::kNotRun : State::kSkipped;
   r.exit_code = require ? kExitNotRun : kExitSkipped;
   std::filesystem::create_directories(work_dir);

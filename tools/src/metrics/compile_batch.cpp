@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kListFormat = "tileperf-compile-batch/1";
+constexpr const char* kListFormat = "tileperf-compile-batch/2";
 
 std::string string_field(const nlohmann::json& j, const char* key, const std::string& file) {
   if (!j.contains(key) || !j.at(key).is_string()) {
@@ -34,19 +34,31 @@ std::string string_field(const nlohmann::json& j, const char* key, const std::st
   return j.at(key).get<std::string>();
 }
 
+// The `compile_batch` entries of one registration record.
+void read_record_entries(const std::string& record_file, std::vector<BatchEntry>& entries) {
+  nlohmann::json record = parse_json(read_file(record_file), record_file);
+  if (!record.is_object() || !record.contains("compile_batch") || !record.at("compile_batch").is_array()) {
+    throw InputError(record_file, 0, "key 'compile_batch' must be a list");
+  }
+  for (const auto& e : record.at("compile_batch")) {
+    if (!e.is_object()) throw InputError(record_file, 0, "each entry must be an object");
+    entries.push_back({string_field(e, "test", record_file), string_field(e, "arch", record_file),
+                       string_field(e, "bytecode", record_file), string_field(e, "dump_info", record_file)});
+  }
+}
+
 }  // namespace
 
-std::vector<BatchEntry> read_batch_list(const std::string& text, const std::string& file) {
-  nlohmann::json j = parse_json(text, file);
-  if (!j.is_object() || j.value("format", "") != kListFormat || !j.contains("entries") ||
-      !j.at("entries").is_array()) {
+std::vector<BatchEntry> read_batch_list(const std::string& file) {
+  nlohmann::json j = parse_json(read_file(file), file);
+  if (!j.is_object() || j.value("format", "") != kListFormat || !j.contains("records") ||
+      !j.at("records").is_array()) {
     throw InputError(file, 0, std::string("not a ") + kListFormat + " list");
   }
   std::vector<BatchEntry> entries;
-  for (const auto& e : j.at("entries")) {
-    if (!e.is_object()) throw InputError(file, 0, "each entry must be an object");
-    entries.push_back({string_field(e, "test", file), string_field(e, "arch", file),
-                       string_field(e, "bytecode", file), string_field(e, "dump_info", file)});
+  for (const auto& record : j.at("records")) {
+    if (!record.is_string()) throw InputError(file, 0, "each record must be a path");
+    read_record_entries(record.get<std::string>(), entries);
   }
   return entries;
 }

@@ -25,11 +25,12 @@ struct BatchEntry {
   std::string arch, bytecode, dump_info;
 };
 
-// The entries of a batch list (format tileperf-compile-batch/1, written at
-// the end of configure by python -m tileperf_dump.batches from the records
-// the CMake API's registrations listed); InputError naming `file` when it is
-// malformed.
-std::vector<BatchEntry> read_batch_list(const std::string& text, const std::string& file);
+// The entries of the batch list `file` (format tileperf-compile-batch/2,
+// which the CMake API writes at the end of configure): the `compile_batch`
+// entries of each registration record it names (<work>/<kernel>/configs.json),
+// in order; InputError naming the list or the record that is malformed or
+// cannot be read.
+std::vector<BatchEntry> read_batch_list(const std::string& file);
 
 struct BatchOutcome {
   std::size_t entries = 0, cached = 0, compiled = 0, disassembler_calls = 0;

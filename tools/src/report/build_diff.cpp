@@ -66,7 +66,7 @@ std::vector<fs::path> metrics_files(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir)) {
     if (is_metrics_file(e)) out.push_back(e.path());
     std::string name = e.path().filename().string();
-    if (!e.is_directory() || name == "cache" || name.starts_with(".")) continue;
+    if (!e.is_directory() || name == file_kind_template(FileKind::kCache) || name.starts_with(".")) continue;
     for (const auto& f : fs::directory_iterator(e.path())) {
       if (is_metrics_file(f)) out.push_back(f.path());
     }
@@ -528,7 +528,7 @@ nlohmann::json run_json(const DiffRun& run, const Side& base, const Side& head, 
 
 BuildFacts recorded_build_facts(const std::string& results, const std::string& checks) {
   for (const fs::path& dir : {fs::path(results), fs::absolute(results).parent_path()}) {
-    std::string path = (dir / kRunFileName).string();
+    std::string path = work_file(dir.string(), FileKind::kRun);
     auto record = read_run_record(path);
     if (!record) continue;
     if (checks.empty() && record->checks.empty()) {

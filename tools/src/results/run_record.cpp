@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "support/error.h"
 #include "support/json_input.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -56,8 +58,21 @@ std::string new_run_id() {
 
 void write_run_record(const std::string& path, const RunRecord& record) {
   nlohmann::json j = {{"format", kRunFormat}, {"run", record.id}, {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")}};
-  if (!record.checks.empty()) j["checks"] = record.checks;
-  if (!record.update_command.empty()) j["update_command"] = record.update_command;
+  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"checks", &record.checks},
+                                    {"update_command", &record.update_command},
+                                    {"project_dir", &record.project_dir},
+                                    {"build_dir", &record.build_dir},
+                                    {"work_dir", &record.work_dir},
+                                    {"toolchain", &record.toolchain},
+                                    {"cache_dir", &record.cache_dir}}) {
+    if (!value->empty()) j[key] = *value;
+  }
+  if (record.timeout > 0) j["timeout"] = record.timeout;
+  for (const auto& [key, value] : {std::pair<const char*, bool>{"strict", record.strict},
+                                    {"require_run", record.require_run},
+                                    {"measurements", record.measurements}}) {
+    if (value) j[key] = true;
+  }
   fs::create_directories(fs::path(path).parent_path());
   write_file_atomic(path, j.dump(2) + "\n");
 }
@@ -69,6 +84,13 @@ std::string optional_string(const nlohmann::json& j, const char* key, const std:
   if (!j.contains(key)) return "";
   if (!j.at(key).is_string()) throw InputError(path, 0, fmt::format("key '{}' must be a string", key));
   return j.at(key).get<std::string>();
+}
+
+// The flag at `key`, false when the record has none.
+bool optional_flag(const nlohmann::json& j, const char* key, const std::string& path) {
+  if (!j.contains(key)) return false;
+  if (!j.at(key).is_boolean()) throw InputError(path, 0, fmt::format("key '{}' must be true or false", key));
+  return j.at(key).get<bool>();
 }
 
 }  // namespace
@@ -83,7 +105,25 @@ std::optional<RunRecord> read_run_record(const std::string& path) {
   if (!j.contains("run") || !j.at("run").is_string()) throw InputError(path, 0, "key 'run' must be a string");
   std::string id = j.at("run").get<std::string>();
   if (auto problem = run_id_problem(id); !problem.empty()) throw InputError(path, 0, "key 'run' " + problem);
-  return RunRecord{id, optional_string(j, "checks", path), optional_string(j, "update_command", path)};
+  RunRecord r;
+  r.id = id;
+  r.checks = optional_string(j, "checks", path);
+  r.update_command = optional_string(j, "update_command", path);
+  r.project_dir = optional_string(j, "project_dir", path);
+  r.build_dir = optional_string(j, "build_dir", path);
+  r.work_dir = optional_string(j, "work_dir", path);
+  r.toolchain = optional_string(j, "toolchain", path);
+  r.cache_dir = optional_string(j, "cache_dir", path);
+  if (j.contains("timeout")) {
+    if (!j.at("timeout").is_number() || j.at("timeout").get<double>() <= 0) {
+      throw InputError(path, 0, "key 'timeout' must be a number of seconds above 0");
+    }
+    r.timeout = j.at("timeout").get<double>();
+  }
+  r.strict = optional_flag(j, "strict", path);
+  r.require_run = optional_flag(j, "require_run", path);
+  r.measurements = optional_flag(j, "measurements", path);
+  return r;
 }
 
 std::optional<std::string> read_run_id(const std::string& path) {
@@ -95,7 +135,7 @@ std::optional<std::string> nearest_run_id(const std::string& file, const std::st
   fs::path top = fs::weakly_canonical(root);
   fs::path dir = fs::weakly_canonical(fs::path(file)).parent_path();
   while (true) {
-    if (auto id = read_run_id((dir / kRunFileName).string())) return id;
+    if (auto id = read_run_id(work_file(dir.string(), FileKind::kRun))) return id;
     if (dir == top || !dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
     auto rel = dir.lexically_relative(top);
     if (rel.empty() || *rel.begin() == "..") return std::nullopt;
@@ -107,7 +147,7 @@ std::optional<RunRecord> run_record_near(const std::string& results_dir) {
   fs::path dir = fs::absolute(results_dir).lexically_normal();
   if (!dir.has_filename()) dir = dir.parent_path();  // "build/tileperf/"
   for (const fs::path& at : {dir, dir / "tileperf", dir.parent_path()}) {
-    if (auto record = read_run_record((at / kRunFileName).string())) return record;
+    if (auto record = read_run_record(work_file(at.string(), FileKind::kRun))) return record;
   }
   return std::nullopt;
 }

@@ -12,23 +12,31 @@
 namespace tileperf {
 
 inline constexpr const char* kRunFormat = "tileperf-run/1";
-inline constexpr const char* kRunFileName = "run.json";
 
 // TILEPERF_RUN_ID when set (CI: the pipeline's id, shared by its shards),
 // else the UTC time, the process id and a random suffix.
 std::string new_run_id();
 
-// What a run record keeps: the run's id, and, from the build that started
-// it, its policy folder and the command that updates its baselines (empty in
-// a record of an older tileperf, which kept neither).
+// What a run record keeps: the run's id, and every fact of the build that
+// started it that its tests share, written once here rather than given to
+// each test (empty, or 0, in a record of an older tileperf, which kept
+// fewer). A check reads them from the record of its run (check/kernel_check.h).
 struct RunRecord {
-  std::string id;
-  std::string checks;
-  std::string update_command;
+  std::string id{};
+  std::string checks{};          // the build's policy folder
+  std::string update_command{};  // the command that updates the build's baselines, run from project_dir
+  std::string project_dir{};     // the project's source folder: paths in messages are shown relative to it
+  std::string build_dir{};       // the top build folder, where ctest lists its selection
+  std::string work_dir{};        // the work folder (build/tileperf): the path table's root
+  std::string toolchain{};       // the toolchain record of `tileperf toolchain`
+  std::string cache_dir{};       // the result cache ("off": none)
+  double timeout = 0;            // seconds before a tool counts as hung (0: not recorded)
+  bool strict = false;           // an improvement beyond its tolerance fails
+  bool require_run = false;      // a test that cannot run fails instead of being skipped
+  bool measurements = false;     // checks print CTest measurements
 };
 
-// Writes {"format", "run", "started", "checks", "update_command"} atomically
-// (the last two when not empty).
+// Writes {"format", "run", "started", and each fact that is set} atomically.
 void write_run_record(const std::string& path, const RunRecord& record);
 
 // The run record at `path`; nullopt when there is no such file. A malformed

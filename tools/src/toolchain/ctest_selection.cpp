@@ -49,20 +49,6 @@ std::vector<std::string> command_line(pid_t pid) {
   return argv;
 }
 
-// The source folder of the build folder `build` (its CMakeCache.txt), or "".
-std::string project_dir(const fs::path& build) {
-  try {
-    std::string cache = read_file((build / "CMakeCache.txt").string());
-    constexpr std::string_view kKey = "CMAKE_HOME_DIRECTORY:INTERNAL=";
-    std::size_t at = cache.find(kKey);
-    if (at == std::string::npos) return "";
-    std::size_t end = cache.find('\n', at);
-    return trim(std::string_view(cache).substr(at + kKey.size(), end - at - kKey.size()));
-  } catch (const std::exception&) {
-    return "";
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> show_only_arguments(const std::vector<std::string>& argv) {
@@ -84,7 +70,7 @@ std::vector<std::string> show_only_arguments(const std::vector<std::string>& arg
   return out;
 }
 
-CtestSelection ctest_selection(const std::string& build_dir) {
+CtestSelection ctest_selection(const std::string& build_dir, const std::string& project_dir) {
   CtestSelection s;
   pid_t parent = ::getppid();
   std::error_code ec;
@@ -100,12 +86,13 @@ CtestSelection ctest_selection(const std::string& build_dir) {
   std::vector<std::string> show = {exe.string()};
   for (auto& a : show_only_arguments(argv)) show.push_back(a);
   // The selection is listed in the build folder (ctest's own folder changes
-  // as it reads the tests' files); a preset is found from the project's.
+  // as it reads the tests' files); a preset is found from the project's
+  // folder, which the run record names.
   ProcessOptions options;
   options.timeout_seconds = 60;
   options.working_dir = cwd.string();
   bool preset = std::any_of(argv.begin(), argv.end(), [](const std::string& a) { return a.rfind("--preset", 0) == 0; });
-  if (preset) options.working_dir = project_dir(cwd);
+  if (preset && !project_dir.empty()) options.working_dir = project_dir;
   try {
     auto r = run_process(show, options);
     if (!r.ok()) {

@@ -18,8 +18,9 @@ struct CtestSelection {
   std::string why_not;                         // else why not
 };
 
-// `build_dir`: the top build folder, where the selection is listed.
-CtestSelection ctest_selection(const std::string& build_dir);
+// `build_dir`: the top build folder, where the selection is listed;
+// `project_dir`: the source folder, where a --preset is looked up.
+CtestSelection ctest_selection(const std::string& build_dir, const std::string& project_dir);
 
 // The arguments of a ctest command line that decide which tests run: all but
 // the executable and the options that run, report or submit them (-j, -T,
