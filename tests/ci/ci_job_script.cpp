@@ -104,8 +104,8 @@ bool has(const std::vector<std::string>& list, const std::string& value) {
   return false;
 }
 
-void github(const std::string& file, const std::string& job_name, const std::string& table_file,
-            const fs::path& outdir, const std::vector<std::string>& skip) {
+void github(const std::string& file, const std::string& job_name, const std::string& table_file, const fs::path& outdir,
+            const std::vector<std::string>& skip) {
   YAML::Node wf = YAML::LoadFile(file);
   YAML::Node job = wf["jobs"][job_name];
   if (!job) throw Refusal(file + ": no job '" + job_name + "'");
@@ -202,8 +202,7 @@ void gitlab(const std::string& file, const std::string& job_name, const fs::path
   write(outdir / "run.sh", run);
 }
 
-void js(const std::string& file, const std::string& job_name, const std::string& step_name,
-        const fs::path& outdir) {
+void js(const std::string& file, const std::string& job_name, const std::string& step_name, const fs::path& outdir) {
   YAML::Node wf = YAML::LoadFile(file);
   for (const auto& step : wf["jobs"][job_name]["steps"]) {
     if (step["name"] && step["name"].as<std::string>() == step_name) {

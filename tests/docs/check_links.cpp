@@ -39,8 +39,10 @@ std::string without_code(const std::string& line) {
   std::string out;
   bool code = false;
   for (char c : line) {
-    if (c == '`') code = !code;
-    else if (!code) out += c;
+    if (c == '`')
+      code = !code;
+    else if (!code)
+      out += c;
   }
   return out;
 }
@@ -52,8 +54,10 @@ std::vector<std::pair<int, std::string>> prose_lines(const fs::path& file) {
   int number = 0;
   for (const auto& line : read_lines(file)) {
     ++number;
-    if (is_fence(line)) fence = !fence;
-    else if (!fence) out.emplace_back(number, line);
+    if (is_fence(line))
+      fence = !fence;
+    else if (!fence)
+      out.emplace_back(number, line);
   }
   return out;
 }
@@ -61,8 +65,10 @@ std::vector<std::pair<int, std::string>> prose_lines(const fs::path& file) {
 std::string slug(const std::string& heading) {
   std::string out;
   for (unsigned char c : heading) {
-    if (std::isalnum(c) || c == '_' || c == '-' || c >= 0x80) out += static_cast<char>(std::tolower(c));
-    else if (c == ' ') out += '-';
+    if (std::isalnum(c) || c == '_' || c == '-' || c >= 0x80)
+      out += static_cast<char>(std::tolower(c));
+    else if (c == ' ')
+      out += '-';
   }
   return out;
 }

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
     }
     // A seed pattern that stops matching would leave the replay testing nothing.
     if (files.size() == before) {
-      std::cerr << "replay: " << argv[i] << ": no inputs (does its seed pattern in tests/fuzz/CMakeLists.txt "
+      std::cerr << "replay: " << argv[i]
+                << ": no inputs (does its seed pattern in tests/fuzz/CMakeLists.txt "
                    "still match?)\n";
       return 2;
     }

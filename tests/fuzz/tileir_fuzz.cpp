@@ -4,7 +4,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;
-  return fuzz::run_input(data, size, [](const std::string& text) {
-    tileir_metrics(parse_tileir(text, fuzz::kInputName));
-  });
+  return fuzz::run_input(data, size,
+                         [](const std::string& text) { tileir_metrics(parse_tileir(text, fuzz::kInputName)); });
 }

@@ -163,11 +163,15 @@ BOOST_AUTO_TEST_CASE(lines_an_edit_shifted_are_matched_by_their_text) {
   // move; by content, only the line that gained instructions and the new
   // one do, and the removed line is named where it was, with its text.
   std::map<std::string, std::int64_t> base{{"k.py:10", 4}, {"k.py:11", 8}, {"k.py:12", 3}, {"k.py:13", 2}};
-  std::map<std::string, std::string> base_text{{"k.py:10", "x = ct.load(a)"}, {"k.py:11", "t = ct.tanh(x)"},
-                                               {"k.py:12", "u = t * 2"}, {"k.py:13", "ct.store(b, u)"}};
+  std::map<std::string, std::string> base_text{{"k.py:10", "x = ct.load(a)"},
+                                               {"k.py:11", "t = ct.tanh(x)"},
+                                               {"k.py:12", "u = t * 2"},
+                                               {"k.py:13", "ct.store(b, u)"}};
   std::map<std::string, std::int64_t> now{{"k.py:12", 4}, {"k.py:13", 20}, {"k.py:14", 6}, {"k.py:15", 2}};
-  std::map<std::string, std::string> now_text{{"k.py:12", "x = ct.load(a)"}, {"k.py:13", "t = ct.tanh(x)"},
-                                              {"k.py:14", "v = ct.exp(t)"}, {"k.py:15", "ct.store(b, u)"}};
+  std::map<std::string, std::string> now_text{{"k.py:12", "x = ct.load(a)"},
+                                              {"k.py:13", "t = ct.tanh(x)"},
+                                              {"k.py:14", "v = ct.exp(t)"},
+                                              {"k.py:15", "ct.store(b, u)"}};
   auto moves = line_moves(base, now, base_text, now_text);
   BOOST_REQUIRE(moves.size() == 3u);
   BOOST_TEST(moves[0].line == "k.py:13");

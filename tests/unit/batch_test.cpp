@@ -31,8 +31,8 @@ BOOST_AUTO_TEST_CASE(a_batch_list_is_read_from_its_records_and_a_bad_one_is_refu
     {"test": "perf.k.a.sm_90", "arch": "sm_90", "bytecode": "/b/a.tileirbc", "dump_info": "/b/a.tileirbc.json"}]})");
   std::string two = write("two.json", R"({"compile_batch": [
     {"test": "perf.l.b.sm_120", "arch": "sm_120", "bytecode": "/b/b.tileirbc", "dump_info": "/b/b.tileirbc.json"}]})");
-  std::string list = write("list.json", R"({"format": "tileperf-compile-batch/2", "records": [")" + one + R"(", ")" +
-                                            two + R"("]})");
+  std::string list =
+      write("list.json", R"({"format": "tileperf-compile-batch/2", "records": [")" + one + R"(", ")" + two + R"("]})");
   auto entries = read_batch_list(list);
   BOOST_REQUIRE_EQUAL(entries.size(), 2u);
   BOOST_TEST(entries[0].test == "perf.k.a.sm_90");
@@ -42,7 +42,8 @@ BOOST_AUTO_TEST_CASE(a_batch_list_is_read_from_its_records_and_a_bad_one_is_refu
   BOOST_TEST(testing::error_message([&] { read_batch_list(bad); }) ==
              "tileperf: error: " + bad + ": not a tileperf-compile-batch/2 list\n");
   std::string broken = write("broken.json", R"({"compile_batch": [{"test": "t"}]})");
-  std::string naming = write("naming.json", R"({"format": "tileperf-compile-batch/2", "records": [")" + broken + R"("]})");
+  std::string naming =
+      write("naming.json", R"({"format": "tileperf-compile-batch/2", "records": [")" + broken + R"("]})");
   BOOST_TEST(testing::error_message([&] { read_batch_list(naming); }) ==
              "tileperf: error: " + broken + ": each entry needs a string 'arch'\n");
 }
@@ -58,8 +59,8 @@ void count(std::size_t i, void* context) {
 
 BOOST_AUTO_TEST_CASE(every_job_runs_once_in_the_worker_processes) {
   constexpr std::size_t kJobs = 50;
-  void* shared = ::mmap(nullptr, sizeof(std::atomic<unsigned>) * kJobs, PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* shared =
+      ::mmap(nullptr, sizeof(std::atomic<unsigned>) * kJobs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   BOOST_REQUIRE(shared != MAP_FAILED);
   auto* seen = new (shared) std::atomic<unsigned>[kJobs]();
   run_forked(kJobs, 3, count, seen);
@@ -97,10 +98,11 @@ BOOST_AUTO_TEST_CASE(texts_made_in_worker_processes_come_back_in_order_with_thei
 }
 
 BOOST_AUTO_TEST_CASE(the_selection_keeps_what_selects_and_drops_what_runs_or_reports) {
-  std::vector<std::string> argv = {"ctest", "--test-dir", "build", "-L", "perf", "-j2", "-I", "2,,4",
-                                   "--output-junit", "j.xml", "-R", "^perf\\.", "-V", "-T", "Test", "--preset=perf"};
-  std::vector<std::string> expected = {"-L", "perf", "-I", "2,,4", "-R", "^perf\\.", "--preset=perf",
-                                       "--show-only=json-v1"};
+  std::vector<std::string> argv = {"ctest", "--test-dir", "build",          "-L",           "perf", "-j2",
+                                   "-I",    "2,,4",       "--output-junit", "j.xml",        "-R",   "^perf\\.",
+                                   "-V",    "-T",         "Test",           "--preset=perf"};
+  std::vector<std::string> expected = {
+      "-L", "perf", "-I", "2,,4", "-R", "^perf\\.", "--preset=perf", "--show-only=json-v1"};
   BOOST_TEST(show_only_arguments(argv) == expected, boost::test_tools::per_element());
 }
 

@@ -55,7 +55,8 @@ BOOST_AUTO_TEST_CASE(uneven_blocks_give_a_tail) {
   // where 1 ended (200), ...: the last (7, 800 cycles) starts at 400.
   std::vector<BlockWork> classes;
   for (int b = 0; b < 8; ++b) classes.push_back({100.0 * (b + 1), 0});
-  BlockSchedule s = schedule_blocks(4, 1, 8, [](std::int64_t b) { return static_cast<int>(b); }, classes);
+  BlockSchedule s = schedule_blocks(
+      4, 1, 8, [](std::int64_t b) { return static_cast<int>(b); }, classes);
   BOOST_TEST(s.cycles == 1200);
   BOOST_TEST(s.slowest == 800);
   BOOST_TEST(s.mean == 450);
@@ -63,7 +64,8 @@ BOOST_AUTO_TEST_CASE(uneven_blocks_give_a_tail) {
   // Busy: 100+500, 200+600, 300+700, 400+800 of 4 x 1200.
   BOOST_TEST(s.idle == 1 - 3600.0 / 4800, boost::test_tools::tolerance(1e-12));
   // The same work, largest first (the longest-processing-time order), ends sooner.
-  BlockSchedule lpt = schedule_blocks(4, 1, 8, [](std::int64_t b) { return static_cast<int>(7 - b); }, classes);
+  BlockSchedule lpt = schedule_blocks(
+      4, 1, 8, [](std::int64_t b) { return static_cast<int>(7 - b); }, classes);
   BOOST_TEST(lpt.cycles < s.cycles);
   BOOST_TEST(lpt.cycles == 900);
 }
@@ -71,7 +73,8 @@ BOOST_AUTO_TEST_CASE(uneven_blocks_give_a_tail) {
 BOOST_AUTO_TEST_CASE(a_persistent_grid_ends_with_its_slowest_block) {
   // 4096 tiles over 132 blocks: 4 blocks run 32 tiles, 128 run 31.
   std::vector<BlockWork> classes = {{32 * 100.0, 0}, {31 * 100.0, 0}};
-  BlockSchedule s = schedule_blocks(132, 1, 132, [](std::int64_t b) { return b < 4 ? 0 : 1; }, classes);
+  BlockSchedule s = schedule_blocks(
+      132, 1, 132, [](std::int64_t b) { return b < 4 ? 0 : 1; }, classes);
   BOOST_TEST(s.cycles == 3200);
   BOOST_TEST(s.waves == 1);
   BOOST_TEST(s.slowest / s.mean == 3200 / ((4 * 3200.0 + 128 * 3100) / 132), boost::test_tools::tolerance(1e-12));

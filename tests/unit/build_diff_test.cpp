@@ -65,14 +65,16 @@ BOOST_AUTO_TEST_CASE(a_side_against_itself_prints_only_the_count) {
 BOOST_AUTO_TEST_CASE(a_regression_exits_3_and_names_the_recorded_update_command) {
   Scratch s;
   std::string base = write_side(s, "base", 143), head = write_side(s, "head", 200);
-  write_run_record(head + "/run.json", {.id = "run-1", .checks = kChecks, .update_command = "cmake --build b --target update_baselines"});
+  write_run_record(head + "/run.json",
+                   {.id = "run-1", .checks = kChecks, .update_command = "cmake --build b --target update_baselines"});
   DiffOptions o;
   o.base = base;
   o.head = head;
   std::string text = diff_text(o, kExitRegression);
   BOOST_TEST(text.starts_with("perf.gelu.f16_1024.sm_120: regressed\n"));
-  BOOST_TEST(last_line(text) == "if intended, update the head build's baselines with: "
-                                "cmake --build b --target update_baselines\n");
+  BOOST_TEST(last_line(text) ==
+             "if intended, update the head build's baselines with: "
+             "cmake --build b --target update_baselines\n");
 }
 
 BOOST_AUTO_TEST_CASE(the_policy_folder_comes_from_the_run_record_unless_given) {

@@ -87,13 +87,15 @@ BOOST_AUTO_TEST_CASE(only_the_folders_leave_the_identity) {
 
 BOOST_AUTO_TEST_CASE(text_names_the_roots_by_token_and_back) {
   std::vector<std::string> roots{"/work/main/kernels", "/work/main/kernels/lib", "/venv/site-packages"};
-  std::string text = "loc(\"/work/main/kernels/gelu.py\":3) in \"/work/main/kernels\" "
-                     "File: '/work/main/kernels/lib/x.py' /venv/site-packages/f/g.py "
-                     "/work/main/kernelsX /a/work/main/kernels //work/main/kernels";
+  std::string text =
+      "loc(\"/work/main/kernels/gelu.py\":3) in \"/work/main/kernels\" "
+      "File: '/work/main/kernels/lib/x.py' /venv/site-packages/f/g.py "
+      "/work/main/kernelsX /a/work/main/kernels //work/main/kernels";
   std::string tokens = roots_to_tokens(text, roots).value();
-  BOOST_TEST(tokens == "loc(\"<tileperf-root-0>/gelu.py\":3) in \"<tileperf-root-0>\" "
-                       "File: '<tileperf-root-1>/x.py' <tileperf-root-2>/f/g.py "
-                       "/work/main/kernelsX /a/work/main/kernels //work/main/kernels");
+  BOOST_TEST(tokens ==
+             "loc(\"<tileperf-root-0>/gelu.py\":3) in \"<tileperf-root-0>\" "
+             "File: '<tileperf-root-1>/x.py' <tileperf-root-2>/f/g.py "
+             "/work/main/kernelsX /a/work/main/kernels //work/main/kernels");
   BOOST_TEST(tokens_to_roots(tokens, roots).value() == text);
   std::vector<std::string> there{"/b", "/b/lib", "/opt/env/lib/python3.11/site-packages"};
   BOOST_TEST(tokens_to_roots(tokens, there).value() ==
@@ -116,7 +118,8 @@ BOOST_AUTO_TEST_CASE(an_entry_serves_a_clone_with_its_own_folders) {
                   {"tileir", t.file("in.tileir", "loc(\"/work/a/kernels/k.py\":1:2)")}});
   std::string stored = read_file((fs::path(cache.entry_dir(a.hash)) / "tileir").string());
   BOOST_TEST(stored == "loc(\"<tileperf-root-0>/k.py\":1:2)");
-  BOOST_TEST(cache.fetch(b, {{"cubin", (t.path / "out.cubin").string()}, {"tileir", (t.path / "out.tileir").string()}}));
+  BOOST_TEST(
+      cache.fetch(b, {{"cubin", (t.path / "out.cubin").string()}, {"tileir", (t.path / "out.tileir").string()}}));
   BOOST_TEST(read_file((t.path / "out.tileir").string()) == "loc(\"/home/ci/src/kernels/k.py\":1:2)");
   BOOST_TEST(read_file((t.path / "out.cubin").string()) == "BINARY /work/a/kernels");  // kept as compiled
   // A key without the root its entry's tokens name: the entry is not this key's.
@@ -141,8 +144,7 @@ BOOST_AUTO_TEST_CASE(an_entry_is_stored_and_fetched_whole) {
   std::string key(64, 'a');
   BOOST_TEST(!cache.fetch(key, {{"cubin", (t.path / "out.cubin").string()}}));
   cache.store(key, {{"cubin", t.file("in.cubin", "CUBIN")}, {"sass", t.file("in.sass", "SASS")}});
-  BOOST_TEST(cache.fetch(key, {{"cubin", (t.path / "out.cubin").string()},
-                               {"sass", (t.path / "out.sass").string()}}));
+  BOOST_TEST(cache.fetch(key, {{"cubin", (t.path / "out.cubin").string()}, {"sass", (t.path / "out.sass").string()}}));
   BOOST_TEST(read_file((t.path / "out.cubin").string()) == "CUBIN");
   BOOST_TEST(read_file((t.path / "out.sass").string()) == "SASS");
   // A second writer of the same key leaves the first entry as it is.
@@ -228,8 +230,8 @@ BOOST_AUTO_TEST_CASE(a_prune_keeps_the_entries_used_last) {
   BOOST_TEST(cache.fetch(keys[4], {{"cubin", (t.path / "out.cubin").string()}}));
   std::uint64_t entry = before.bytes / 5;  // the file and the manifest
   BOOST_TEST(entry > 1000u);
-  auto pruned = prune_cache(dir, {.max_age_seconds = 3 * 86400 + 60, .max_bytes = entry * 5 / 2},
-                            now + std::chrono::seconds(1));
+  auto pruned =
+      prune_cache(dir, {.max_age_seconds = 3 * 86400 + 60, .max_bytes = entry * 5 / 2}, now + std::chrono::seconds(1));
   // Kept: keys[4] (just used) and keys[0]; keys[1] and keys[2] would pass 2.5
   // entries' size, keys[3] is older than the age limit.
   BOOST_TEST(pruned.kept.entries == 2u);

@@ -59,11 +59,11 @@ BOOST_AUTO_TEST_CASE(straight_line_code_is_one_block_without_loops) {
 
 BOOST_AUTO_TEST_CASE(a_backward_branch_to_a_dominator_is_a_loop) {
   auto graph = graph_of({
-      "MOV R1, RZ",                      // 0x00
-      "IADD3 R1, R1, 0x1, RZ",           // 0x10 header
+      "MOV R1, RZ",                        // 0x00
+      "IADD3 R1, R1, 0x1, RZ",             // 0x10 header
       "ISETP.GE.AND P0, PT, R1, 0x8, PT",  // 0x20
-      "@!P0 BRA 0x10",                   // 0x30 back edge
-      "EXIT",                            // 0x40
+      "@!P0 BRA 0x10",                     // 0x30 back edge
+      "EXIT",                              // 0x40
   });
   const auto& g = graph.g;
   BOOST_REQUIRE(g.loops.size() == 1u);
@@ -80,15 +80,15 @@ BOOST_AUTO_TEST_CASE(a_backward_branch_to_a_dominator_is_a_loop) {
 
 BOOST_AUTO_TEST_CASE(nested_loops_have_parents_and_depths) {
   auto graph = graph_of({
-      "MOV R1, RZ",                  // 0x00
-      "MOV R2, RZ",                  // 0x10 outer header
-      "IADD3 R2, R2, 0x1, RZ",       // 0x20 inner header
+      "MOV R1, RZ",                        // 0x00
+      "MOV R2, RZ",                        // 0x10 outer header
+      "IADD3 R2, R2, 0x1, RZ",             // 0x20 inner header
       "ISETP.GE.AND P0, PT, R2, 0x4, PT",  // 0x30
-      "@!P0 BRA 0x20",               // 0x40 inner back edge
-      "IADD3 R1, R1, 0x1, RZ",       // 0x50
+      "@!P0 BRA 0x20",                     // 0x40 inner back edge
+      "IADD3 R1, R1, 0x1, RZ",             // 0x50
       "ISETP.GE.AND P1, PT, R1, 0x4, PT",  // 0x60
-      "@!P1 BRA 0x10",               // 0x70 outer back edge
-      "EXIT",                        // 0x80
+      "@!P1 BRA 0x10",                     // 0x70 outer back edge
+      "EXIT",                              // 0x80
   });
   const auto& g = graph.g;
   BOOST_REQUIRE(g.loops.size() == 2u);
@@ -109,15 +109,15 @@ BOOST_AUTO_TEST_CASE(an_out_of_line_retry_block_is_a_small_loop_of_its_own) {
   // The shape tileiras emits for a barrier wait: try once in line, branch to
   // a retry loop placed after the EXIT, and branch back when it succeeds.
   auto graph = graph_of({
-      "MOV R2, RZ",                                           // 0x00
+      "MOV R2, RZ",                                            // 0x00
       "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4+0x30000], R2",  // 0x10
-      "@!P0 BRA 0x50",                                        // 0x20 to the retry
-      "FADD R3, R2, R2",                                      // 0x30 back here
-      "EXIT",                                                 // 0x40
+      "@!P0 BRA 0x50",                                         // 0x20 to the retry
+      "FADD R3, R2, R2",                                       // 0x30 back here
+      "EXIT",                                                  // 0x40
       "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4+0x30000], R2",  // 0x50 retry loop
-      "@!P0 NANOSLEEP.SYNCS 0x989680",                        // 0x60
-      "@!P0 BRA 0x50",                                        // 0x70
-      "BRA 0x30",                                             // 0x80 back: not a loop
+      "@!P0 NANOSLEEP.SYNCS 0x989680",                         // 0x60
+      "@!P0 BRA 0x50",                                         // 0x70
+      "BRA 0x30",                                              // 0x80 back: not a loop
   });
   const auto& g = graph.g;
   BOOST_REQUIRE(g.loops.size() == 1u);
@@ -133,9 +133,9 @@ BOOST_AUTO_TEST_CASE(an_out_of_line_retry_block_is_a_small_loop_of_its_own) {
 BOOST_AUTO_TEST_CASE(a_loop_doing_work_beside_a_poll_is_not_a_retry_loop) {
   auto graph = graph_of({
       "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4+0x30000], R2",  // 0x00
-      "LDS R4, [R2]",                                         // 0x10
-      "@!P0 BRA 0x0",                                         // 0x20
-      "EXIT",                                                 // 0x30
+      "LDS R4, [R2]",                                          // 0x10
+      "@!P0 BRA 0x0",                                          // 0x20
+      "EXIT",                                                  // 0x30
   });
   const auto& g = graph.g;
   BOOST_REQUIRE(g.loops.size() == 1u);
@@ -144,11 +144,11 @@ BOOST_AUTO_TEST_CASE(a_loop_doing_work_beside_a_poll_is_not_a_retry_loop) {
 
 BOOST_AUTO_TEST_CASE(uniform_and_operand_predicates_make_a_branch_conditional) {
   auto graph = graph_of({
-      "BRA.U !UP0, 0x30",   // 0x00: taken or falls through
-      "MOV R1, RZ",         // 0x10
-      "@P0 BRA P1, 0x40",   // 0x20: taken or falls through
-      "MOV R2, RZ",         // 0x30
-      "EXIT",               // 0x40
+      "BRA.U !UP0, 0x30",  // 0x00: taken or falls through
+      "MOV R1, RZ",        // 0x10
+      "@P0 BRA P1, 0x40",  // 0x20: taken or falls through
+      "MOV R2, RZ",        // 0x30
+      "EXIT",              // 0x40
   });
   const auto& g = graph.g;
   BOOST_TEST(g.blocks[block_at(g, 0x00)].successors.size() == 2u);
@@ -159,10 +159,10 @@ BOOST_AUTO_TEST_CASE(uniform_and_operand_predicates_make_a_branch_conditional) {
 
 BOOST_AUTO_TEST_CASE(exits_returns_and_indirect_branches_end_blocks) {
   auto graph = graph_of({
-      "@P0 EXIT",          // 0x00: predicated, falls through
-      "BRX R4 -0x30",      // 0x10: indirect
-      "MOV R1, RZ",        // 0x20: only reachable through the unknown target
-      "EXIT",              // 0x30
+      "@P0 EXIT",      // 0x00: predicated, falls through
+      "BRX R4 -0x30",  // 0x10: indirect
+      "MOV R1, RZ",    // 0x20: only reachable through the unknown target
+      "EXIT",          // 0x30
   });
   const auto& g = graph.g;
   BOOST_TEST(g.blocks[block_at(g, 0x00)].successors.size() == 1u);
@@ -173,11 +173,11 @@ BOOST_AUTO_TEST_CASE(exits_returns_and_indirect_branches_end_blocks) {
 
 BOOST_AUTO_TEST_CASE(a_call_target_is_a_subroutine_entry_with_its_own_dominators) {
   auto graph = graph_of({
-      "CALL.REL.NOINC 0x30",   // 0x00
-      "MOV R1, RZ",            // 0x10
-      "EXIT",                  // 0x20
+      "CALL.REL.NOINC 0x30",    // 0x00
+      "MOV R1, RZ",             // 0x10
+      "EXIT",                   // 0x20
       "IADD3 R5, R5, 0x1, RZ",  // 0x30 subroutine, with a loop
-      "@!P0 BRA 0x30",         // 0x40
+      "@!P0 BRA 0x30",          // 0x40
       "RET.REL.NODEC R20 0x0",  // 0x50
   });
   const auto& g = graph.g;

@@ -60,8 +60,7 @@ BOOST_AUTO_TEST_CASE(the_fingerprint_moves_with_every_input) {
 BOOST_AUTO_TEST_CASE(a_memo_is_reused_only_with_its_fingerprint_and_metrics_file) {
   Folder f;
   std::string fp = memo_fingerprint(f.inputs());
-  Memo m{fp, 3, "perf.k.a.sm_90: regressed\n", {{"state", "regressed"}},
-         sha256_hex(read_file(f.path("metrics.json")))};
+  Memo m{fp, 3, "perf.k.a.sm_90: regressed\n", {{"state", "regressed"}}, sha256_hex(read_file(f.path("metrics.json")))};
   save_memo(f.path("memo.json"), m);
   auto reused = reusable_memo(f.path("memo.json"), fp, f.path("metrics.json"));
   BOOST_REQUIRE(reused);

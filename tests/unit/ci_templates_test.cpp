@@ -71,8 +71,7 @@ void check_installed(std::string install, const std::string& commands) {
     const char* package;
   };
   for (auto [command, package] : {Need{"cmake ", "cmake"}, Need{"ctest ", "cmake"}, Need{"git ", "git"},
-                                  Need{"python3 -m venv", "python3-venv"}, Need{"jq ", "jq"},
-                                  Need{"curl ", "curl"}}) {
+                                  Need{"python3 -m venv", "python3-venv"}, Need{"jq ", "jq"}, Need{"curl ", "curl"}}) {
     if (contains(commands, command)) {
       BOOST_TEST_INFO("the jobs call '" << command << "'");
       BOOST_TEST(contains(install, std::string(" ") + package + " "));
@@ -92,7 +91,8 @@ void check_report_command(const std::string& script) {
   BOOST_TEST(contains(script, "--markdown report.md --html report.html --json report.json"));
   BOOST_TEST(contains(script, "git merge-base HEAD \"origin/$BASE_REF\""));
   BOOST_TEST(contains(script, "git archive \"$base\" \"$TILEPERF_BASELINES\" | tar -x -C tileperf-base/"));
-  BOOST_TEST(contains(script, "--base-baselines \"tileperf-base/$TILEPERF_BASELINES\" --baselines \"$TILEPERF_BASELINES\""));
+  BOOST_TEST(
+      contains(script, "--base-baselines \"tileperf-base/$TILEPERF_BASELINES\" --baselines \"$TILEPERF_BASELINES\""));
   BOOST_TEST(contains(script, "--commit \"$COMMIT\" --commit-url \"$COMMIT_URL\" --run-url \"$RUN_URL\""));
   BOOST_TEST(contains(script, "no shard uploaded its results"));
 }
@@ -262,7 +262,8 @@ BOOST_AUTO_TEST_CASE(github_comment) {
   BOOST_TEST(job["steps"][0]["with"]["name"].as<std::string>() == "tileperf-report");
   BOOST_TEST(job["steps"][0]["with"]["run-id"].as<std::string>() == "${{ github.event.workflow_run.id }}");
   BOOST_TEST(!contains(runs(job), "checkout"));  // nothing of the fork runs
-  const std::string follow_script = step_named(job["steps"], "Comment on the pull request")["with"]["script"].as<std::string>();
+  const std::string follow_script =
+      step_named(job["steps"], "Comment on the pull request")["with"]["script"].as<std::string>();
   BOOST_TEST(contains(follow_script, "const marker = '" + kMarker + "';"));
   BOOST_TEST(contains(follow_script, "github.rest.issues.updateComment"));
   BOOST_TEST(contains(follow_script, "context.payload.workflow_run.head_sha"));
@@ -297,8 +298,8 @@ BOOST_AUTO_TEST_CASE(gitlab_include) {
   const auto vars = ci[".tileperf"]["variables"];
   BOOST_TEST(vars["TILEPERF_RUN_ID"].as<std::string>() == "$CI_PIPELINE_ID");
   BOOST_TEST(vars["TILEPERF_CACHE_DIR"].as<std::string>() == "$CI_PROJECT_DIR/.tileperf/cache");
-  for (const char* key : {"TILEPERF_GIT", "TILEPERF_REF", "TILEPERF_REQUIREMENTS", "TILEPERF_PROJECT_DIR",
-                          "TILEPERF_BASELINES"}) {
+  for (const char* key :
+       {"TILEPERF_GIT", "TILEPERF_REF", "TILEPERF_REQUIREMENTS", "TILEPERF_PROJECT_DIR", "TILEPERF_BASELINES"}) {
     BOOST_TEST_INFO(key);
     BOOST_TEST(!vars[key].as<std::string>().empty());
   }

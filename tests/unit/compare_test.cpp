@@ -45,8 +45,8 @@ std::ostream& operator<<(std::ostream& os, State s) { return os << state_name(s)
 }  // namespace tileperf
 
 BOOST_AUTO_TEST_CASE(within_tolerance_passes) {
-  auto c = compare_metrics(metrics({{"sass.instructions", 1000}}),
-                           metrics({{"sass.instructions", 1010}}), default_like());
+  auto c =
+      compare_metrics(metrics({{"sass.instructions", 1000}}), metrics({{"sass.instructions", 1010}}), default_like());
   BOOST_TEST(c.state == State::kPass);
   BOOST_TEST(find(c, "sass.instructions").limit == 10.0);
   BOOST_TEST(c.changed() == 1u);
@@ -54,8 +54,7 @@ BOOST_AUTO_TEST_CASE(within_tolerance_passes) {
 
 BOOST_AUTO_TEST_CASE(over_tolerance_regresses) {
   auto c = compare_metrics(metrics({{"sass.instructions", 1000}, {"sass.mufu.EX2", 8}}),
-                           metrics({{"sass.instructions", 1011}, {"sass.mufu.EX2", 9}}),
-                           default_like());
+                           metrics({{"sass.instructions", 1011}, {"sass.mufu.EX2", 9}}), default_like());
   BOOST_TEST(c.state == State::kRegressed);
   auto regressed = c.with_verdict(Verdict::kRegressed);
   BOOST_REQUIRE(regressed.size() == 2u);
@@ -64,8 +63,7 @@ BOOST_AUTO_TEST_CASE(over_tolerance_regresses) {
 }
 
 BOOST_AUTO_TEST_CASE(new_and_removed_metrics) {
-  auto c = compare_metrics(metrics({{"sass.mufu.TANH", 8}}), metrics({{"sass.mufu.EX2", 8}}),
-                           default_like());
+  auto c = compare_metrics(metrics({{"sass.mufu.TANH", 8}}), metrics({{"sass.mufu.EX2", 8}}), default_like());
   BOOST_TEST((find(c, "sass.mufu.EX2").change == Change::kNew));
   BOOST_TEST((find(c, "sass.mufu.EX2").verdict == Verdict::kRegressed));
   BOOST_TEST(std::isinf(find(c, "sass.mufu.EX2").percent()));
@@ -75,11 +73,9 @@ BOOST_AUTO_TEST_CASE(new_and_removed_metrics) {
 
 BOOST_AUTO_TEST_CASE(improvement_and_directions) {
   auto c = compare_metrics(metrics({{"cubin.bytes", 1000}, {"tensor_core", 2}, {"ii", 40}}),
-                           metrics({{"cubin.bytes", 900}, {"tensor_core", 2}, {"ii", 40}}),
-                           default_like());
+                           metrics({{"cubin.bytes", 900}, {"tensor_core", 2}, {"ii", 40}}), default_like());
   BOOST_TEST(c.state == State::kImproved);
-  auto fewer_mma = compare_metrics(metrics({{"tensor_core", 2}}), metrics({{"tensor_core", 1}}),
-                                   default_like());
+  auto fewer_mma = compare_metrics(metrics({{"tensor_core", 2}}), metrics({{"tensor_core", 1}}), default_like());
   BOOST_TEST(fewer_mma.state == State::kRegressed);
   auto lower_ii = compare_metrics(metrics({{"ii", 40}}), metrics({{"ii", 39}}), default_like());
   BOOST_TEST(lower_ii.state == State::kRegressed);  // exact: any change counts
@@ -94,10 +90,9 @@ BOOST_AUTO_TEST_CASE(info_metrics_never_gate_unless_exact) {
 }
 
 BOOST_AUTO_TEST_CASE(diff_table_shows_moves_and_top_opcodes) {
-  auto c = compare_metrics(
-      metrics({{"sass.mufu.TANH", 8}, {"sass.opcode.MUFU.TANH", 8}, {"sass.opcode.FMUL", 40}}),
-      metrics({{"sass.mufu.TANH", 16}, {"sass.opcode.MUFU.TANH", 16}, {"sass.opcode.FMUL", 38}}),
-      default_like());
+  auto c = compare_metrics(metrics({{"sass.mufu.TANH", 8}, {"sass.opcode.MUFU.TANH", 8}, {"sass.opcode.FMUL", 40}}),
+                           metrics({{"sass.mufu.TANH", 16}, {"sass.opcode.MUFU.TANH", 16}, {"sass.opcode.FMUL", 38}}),
+                           default_like());
   std::string table = format_diff_table(c.diffs);
   BOOST_TEST(table.find("sass.mufu.TANH") != std::string::npos);
   BOOST_TEST(table.find("+100.0%") != std::string::npos);
@@ -122,14 +117,12 @@ BOOST_AUTO_TEST_CASE(broken_invariant_fails_even_when_baseline_agrees) {
 }
 
 BOOST_AUTO_TEST_CASE(total_line_and_measurements) {
-  auto c = compare_metrics(metrics({{"sass.instructions", 100}, {"regs", 4}, {"sass.opcode.FADD", 3},
-                                    {"sass.mufu.EX2", 1}}),
-                           metrics({{"sass.instructions", 100}, {"regs", 5}, {"sass.opcode.FADD", 4},
-                                    {"sass.mufu.RCP", 2}}),
-                           default_like());
-  BOOST_TEST(format_diff_table(c.diffs).find(
-                 "  TOTAL  5 metrics: 4 moved (2 regressed, 1 improved, 0 within limits, "
-                 "1 informational; 1 new, 1 removed), 1 unchanged\n") != std::string::npos);
+  auto c =
+      compare_metrics(metrics({{"sass.instructions", 100}, {"regs", 4}, {"sass.opcode.FADD", 3}, {"sass.mufu.EX2", 1}}),
+                      metrics({{"sass.instructions", 100}, {"regs", 5}, {"sass.opcode.FADD", 4}, {"sass.mufu.RCP", 2}}),
+                      default_like());
+  BOOST_TEST(format_diff_table(c.diffs).find("  TOTAL  5 metrics: 4 moved (2 regressed, 1 improved, 0 within limits, "
+                                             "1 informational; 1 new, 1 removed), 1 unchanged\n") != std::string::npos);
   auto m = metrics({{"sass.instructions", 100}, {"sass.opcode.FADD", 3}});
   BOOST_TEST(format_measurements(m, default_like()) ==
              "<CTestMeasurement type=\"numeric/double\" name=\"sass.instructions\">100"
@@ -155,8 +148,9 @@ BOOST_AUTO_TEST_CASE(a_code_change_the_estimate_calls_faster_leads_with_it) {
   Metrics unrolled = metrics({{"cost.time_ns", 1640000}, {"sass.instructions", 1450}, {"loop.main.ii", 193}});
   Judgement j = judge(base, unrolled, p);
   BOOST_TEST(j.state == State::kRegressed);  // the counts are gated
-  BOOST_TEST(j.trade_off ==
-             "estimated 18.0% faster (cost.time_ns 2000000 -> 1640000) while loop.main.ii +93.0%, sass.instructions +45.0%");
+  BOOST_TEST(
+      j.trade_off ==
+      "estimated 18.0% faster (cost.time_ns 2000000 -> 1640000) while loop.main.ii +93.0%, sass.instructions +45.0%");
   // Slower by the estimate too, or faster within its limit: no trade-off to show.
   BOOST_TEST(judge(base, metrics({{"cost.time_ns", 2100000}, {"sass.instructions", 1450}, {"loop.main.ii", 100}}), p)
                  .trade_off.empty());

@@ -19,11 +19,16 @@ using namespace tileperf::testing;
 namespace {
 
 const char* const kListings[] = {
-    "gelu.f16_1024.sm_90.sass",       "matmul.f16_128x128x64.sm_90.sass",
-    "attention.f16_d64_causal.sm_90.sass", "rope_fp64_angles.bf16_t4_h8_d128.sm_90.sass",
-    "softmax.f16_1024.sm_100.sass",   "matmul.f16_128x128x64.sm_100.sass",
-    "gelu.f16_1024.sm_120.sass",      "matmul.f16_128x128x64.sm_120.sass",
-    "vector_add.f32_4096.sm_120.sass", "two_functions.sm_120.sass",
+    "gelu.f16_1024.sm_90.sass",
+    "matmul.f16_128x128x64.sm_90.sass",
+    "attention.f16_d64_causal.sm_90.sass",
+    "rope_fp64_angles.bf16_t4_h8_d128.sm_90.sass",
+    "softmax.f16_1024.sm_100.sass",
+    "matmul.f16_128x128x64.sm_100.sass",
+    "gelu.f16_1024.sm_120.sass",
+    "matmul.f16_128x128x64.sm_120.sass",
+    "vector_add.f32_4096.sm_120.sass",
+    "two_functions.sm_120.sass",
 };
 
 SassListing load(const std::string& name) {
@@ -47,7 +52,9 @@ struct Registers {
 int register_width(const std::string& opcode) {
   std::string_view base = base_opcode(opcode);
   bool matrix = base == "LDSM";
-  if (opcode.find(".128") != std::string::npos || (matrix && opcode.size() > 2 && opcode.substr(opcode.size() - 2) == ".4")) return 4;
+  if (opcode.find(".128") != std::string::npos ||
+      (matrix && opcode.size() > 2 && opcode.substr(opcode.size() - 2) == ".4"))
+    return 4;
   if (opcode.find(".64") != std::string::npos || opcode.find(".WIDE") != std::string::npos ||
       (matrix && opcode.size() > 2 && opcode.substr(opcode.size() - 2) == ".2")) {
     return 2;
@@ -84,8 +91,7 @@ bool intersects(const std::set<int>& a, const std::set<int>& b) {
 
 bool ends_flow(const SassInstruction& insn) { return flow(insn) != Flow::kNone; }
 
-const std::set<std::string> kVariableLatency = {"LDG", "LDS", "LDSM", "LDC", "LD", "LDL", "S2R",
-                                                "MUFU", "SHFL"};
+const std::set<std::string> kVariableLatency = {"LDG", "LDS", "LDSM", "LDC", "LD", "LDL", "S2R", "MUFU", "SHFL"};
 
 // For every register a variable-latency instruction writes and a later
 // instruction of the same block reads: the reader, or an instruction
@@ -121,9 +127,8 @@ std::pair<int, int> unwaited_reads(const SassListing& listing) {
   return {checked, unwaited};
 }
 
-const std::set<std::string> kFixedLatency = {"FFMA", "FADD", "FMUL", "FSEL", "FSETP", "FMNMX",
-                                             "IADD3", "LOP3", "SHF", "SEL", "MOV", "LEA",
-                                             "ISETP", "PRMT", "HFMA2", "HADD2"};
+const std::set<std::string> kFixedLatency = {"FFMA", "FADD", "FMUL", "FSEL", "FSETP", "FMNMX", "IADD3", "LOP3",
+                                             "SHF",  "SEL",  "MOV",  "LEA",  "ISETP", "PRMT",  "HFMA2", "HADD2"};
 
 // The smallest number of stall cycles between an unpredicated fixed-latency
 // ALU instruction and the first instruction of its block that reads its result.

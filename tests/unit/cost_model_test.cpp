@@ -18,11 +18,11 @@ double cost(const char* arch, const char* opcode, std::int64_t hint = 0) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(alu_instructions_cost_32_lanes_at_the_unit_rate_or_one_issue_slot) {
-  BOOST_TEST(cost("sm_90a", "FFMA") == 0.25);       // 128 lanes/clk: the issue slot
-  BOOST_TEST(cost("sm_90a", "IMAD.WIDE") == 0.5);   // 64/clk
-  BOOST_TEST(cost("sm_90a", "MUFU.EX2") == 2.0);    // 16/clk
-  BOOST_TEST(cost("sm_90a", "HFMA2") == 0.25);      // 64 fp16 results at 256/clk
-  BOOST_TEST(cost("sm_100a", "FFMA2") == 0.5);      // 64 fp32 results at 128/clk
+  BOOST_TEST(cost("sm_90a", "FFMA") == 0.25);        // 128 lanes/clk: the issue slot
+  BOOST_TEST(cost("sm_90a", "IMAD.WIDE") == 0.5);    // 64/clk
+  BOOST_TEST(cost("sm_90a", "MUFU.EX2") == 2.0);     // 16/clk
+  BOOST_TEST(cost("sm_90a", "HFMA2") == 0.25);       // 64 fp16 results at 256/clk
+  BOOST_TEST(cost("sm_100a", "FFMA2") == 0.5);       // 64 fp32 results at 128/clk
   BOOST_TEST(cost("sm_90a", "F2F.F64.F32") == 2.0);  // conversion to fp64: 16/clk
   BOOST_TEST(cost("sm_90a", "F2I.U32.TRUNC.NTZ") == 2.0);
   BOOST_TEST(cost("sm_90a", "F2FP.F16.F32.PACK_AB") == 0.5);
@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(tensor_core_instructions_cost_their_multiply_accumulates) {
   BOOST_TEST(cost("sm_120a", "HMMA.1688.F32.TF32") == 4.0);  // half the MACs at half the rate
   // tcgen05 names no shape: the remark's 128x128x16 at 4096 MAC/clk/SM.
   BOOST_TEST(cost("sm_100a", "UTCHMMA", 128 * 128 * 16) == 64.0);
-  BOOST_TEST(cost("sm_100a", "UTCHMMA") == 0.25);  // no shape known: an issue slot
+  BOOST_TEST(cost("sm_100a", "UTCHMMA") == 0.25);         // no shape known: an issue slot
   BOOST_TEST(cost("sm_90a", "IMMA.16832.S8.S8") == 1.0);  // 8-bit: twice the rate
   BOOST_TEST(cost("sm_90a", "DMMA.884") == 2.0);
 }
@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(loads_and_stores_cost_their_bytes_at_l1_bandwidth) {
   BOOST_TEST(cost("sm_90a", "LDS") == 1.0);
   BOOST_TEST(cost("sm_90a", "LDSM.16.M88.4") == 4.0);
   BOOST_TEST(cost("sm_90a", "LDG.E.U8") == 0.25);
-  BOOST_TEST(cost("sm_90a", "LDC.64") == 0.25);  // constant cache: a broadcast
+  BOOST_TEST(cost("sm_90a", "LDC.64") == 0.25);      // constant cache: a broadcast
   BOOST_TEST(cost("sm_90a", "UTMALDG.2D") == 0.25);  // TMA: the copy runs by itself
 }
 

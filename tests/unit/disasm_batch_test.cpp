@@ -173,8 +173,7 @@ BOOST_AUTO_TEST_CASE(the_frame_of_an_elf_listing) {
 }
 
 BOOST_AUTO_TEST_CASE(a_raw_listing_without_its_second_encoding_line_is_refused) {
-  BOOST_CHECK_THROW(parse_raw_listing("        /*0000*/   NOP ;  /* 0x0000000000007918 */\nNOP\n"),
-                    InputError);
+  BOOST_CHECK_THROW(parse_raw_listing("        /*0000*/   NOP ;  /* 0x0000000000007918 */\nNOP\n"), InputError);
   auto two = parse_raw_listing("\t.headerflags\t@\"X\"\n        /*10000*/   NOP ;  /* 0x1 */\n   /* 0x2 */\n");
   BOOST_REQUIRE_EQUAL(two.size(), 1u);
   BOOST_TEST(two[0].address == 0x10000u);

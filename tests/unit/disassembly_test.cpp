@@ -49,8 +49,7 @@ BOOST_AUTO_TEST_CASE(a_file_that_is_not_a_cubin_fails_naming_nvdisasm) {
   Toolchain tc = toolchain();
   fs::path bogus = fs::temp_directory_path() / "disassembly_test_bogus.cubin";
   write_file_atomic(bogus.string(), "not an ELF file\n");
-  BOOST_CHECK_EXCEPTION(run_disassembler(tc, bogus.string()), ToolError, [](const ToolError& e) {
-    return std::string(e.what()).find("nvdisasm") != std::string::npos;
-  });
+  BOOST_CHECK_EXCEPTION(run_disassembler(tc, bogus.string()), ToolError,
+                        [](const ToolError& e) { return std::string(e.what()).find("nvdisasm") != std::string::npos; });
   fs::remove(bogus);
 }

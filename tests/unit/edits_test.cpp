@@ -50,8 +50,9 @@ BOOST_AUTO_TEST_CASE(a_metric_under_a_regressed_prefix_is_not_caught) {
   auto r = regressed({"sass.mufu", "sass.mufu.EX2"});
   auto v = judge_edit(mutant({"sass.mufu.RCP"}), &r);
   BOOST_TEST(!v.as_expected);
-  BOOST_TEST(v.text == "escaped (sass.mufu.RCP neither over its limit nor in a broken invariant; "
-                       "state regressed)");
+  BOOST_TEST(v.text ==
+             "escaped (sass.mufu.RCP neither over its limit nor in a broken invariant; "
+             "state regressed)");
   BOOST_TEST(!judge_edit(mutant({"sass"}), &r).as_expected);  // nor a prefix of one
 }
 
@@ -79,8 +80,7 @@ BOOST_AUTO_TEST_CASE(a_mutant_expecting_its_signature_must_end_as_signature_chan
   changed.exit_code = kExitSignatureChanged;
   BOOST_TEST(judge_edit(mutant({"signature"}), &changed).as_expected);
   auto r = regressed({"sass.instructions"});
-  BOOST_TEST(judge_edit(mutant({"signature"}), &r).text ==
-             "escaped (state regressed, not signature changed)");
+  BOOST_TEST(judge_edit(mutant({"signature"}), &r).text == "escaped (state regressed, not signature changed)");
   BOOST_TEST(!judge_edit(mutant({"sass.instructions"}), &changed).as_expected);
   // A mutant of the configuration: another signature, and the metric moved.
   changed.diff.push_back(over_limit("sass.instructions"));

@@ -26,7 +26,10 @@ void put(std::string& s, std::size_t at, T v) {
 std::string tiny_elf() {
   const std::string names = std::string("\0.text.k\0.debug_line\0.shstrtab\0", 31);
   std::string s(64, '\0');
-  std::memcpy(s.data(), "\x7f" "ELF\x02\x01", 6);
+  std::memcpy(s.data(),
+              "\x7f"
+              "ELF\x02\x01",
+              6);
   std::size_t text = s.size();
   s += std::string(32, 'T');
   std::size_t debug = s.size();
@@ -40,8 +43,7 @@ std::string tiny_elf() {
   put<std::uint16_t>(s, 0x3a, 64);
   put<std::uint16_t>(s, 0x3c, 4);
   put<std::uint16_t>(s, 0x3e, 3);
-  auto section = [&](int i, std::uint32_t name, std::uint32_t type, std::uint64_t off,
-                     std::uint64_t size) {
+  auto section = [&](int i, std::uint32_t name, std::uint32_t type, std::uint64_t off, std::uint64_t size) {
     std::size_t at = shoff + i * 64;
     put(s, at, name);
     put(s, at + 4, type);
@@ -95,6 +97,5 @@ BOOST_AUTO_TEST_CASE(malformed_cubin) {
   BOOST_TEST(error_of_elf(elf32) == "tileperf: error: k.cubin: not a 64-bit little-endian ELF file\n");
   std::string bad_index = tiny_elf();
   put<std::uint16_t>(bad_index, 0x3e, 9);
-  BOOST_TEST(error_of_elf(bad_index) ==
-             "tileperf: error: k.cubin: section name table index out of range\n");
+  BOOST_TEST(error_of_elf(bad_index) == "tileperf: error: k.cubin: section name table index out of range\n");
 }

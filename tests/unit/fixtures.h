@@ -101,7 +101,7 @@ inline std::uint64_t control_word(const ListingInsn& i) {
 // instruction (predicate included) per 16-byte slot from address 0, each
 // with its control word, then the padding self-branch.
 inline SassListing synthetic_listing_with_bits(const std::vector<ListingInsn>& code,
-                                              const std::string& arch = "sm_90a") {
+                                               const std::string& arch = "sm_90a") {
   std::string text = "\tcode for " + arch + "\n\t\tFunction : k\n";
   char buf[200];
   std::uint64_t address = 0;
@@ -123,8 +123,7 @@ inline SassListing synthetic_listing_with_bits(const std::vector<ListingInsn>& c
 }
 
 // The same with every instruction at stall 1, waiting on nothing.
-inline SassListing synthetic_listing(const std::vector<std::string>& code,
-                                     const std::string& arch = "sm_90a") {
+inline SassListing synthetic_listing(const std::vector<std::string>& code, const std::string& arch = "sm_90a") {
   std::vector<ListingInsn> insns;
   for (const auto& text : code) insns.push_back({text});
   return synthetic_listing_with_bits(insns, arch);

@@ -115,8 +115,7 @@ BOOST_AUTO_TEST_CASE(a_moved_baseline_keeps_its_history_and_a_deleted_one_ends_r
   Blobs b;
   std::string text = one_file(metrics(100));
   const std::string moved = "perf/baselines/gelu/f16_1024.sm_120.json";
-  History h = build(b, {commit("a1", {{kMain, b.add(text)}}),
-                        commit("b2", {{kMain, ""}, {moved, b.add(text)}}),
+  History h = build(b, {commit("a1", {{kMain, b.add(text)}}), commit("b2", {{kMain, ""}, {moved, b.add(text)}}),
                         commit("c3", {{moved, ""}})});
   BOOST_REQUIRE_EQUAL(h.tests.size(), 1u);
   const auto& versions = h.tests[0].versions;
@@ -130,10 +129,10 @@ BOOST_AUTO_TEST_CASE(a_moved_baseline_keeps_its_history_and_a_deleted_one_ends_r
 BOOST_AUTO_TEST_CASE(an_unreadable_version_is_listed_and_the_history_goes_on) {
   Blobs b;
   auto [main2, detail2] = two_files(metrics(101));
-  History h = build(b, {commit("a1", {{kMain, b.add(one_file(metrics(100)))}}),
-                        commit("b2", {{kMain, b.add("{not json")}}),
-                        commit("c3", {{kMain, b.add(main2)}}),  // its detail file is missing
-                        commit("d4", {{kDetail, b.add(detail2)}})});
+  History h =
+      build(b, {commit("a1", {{kMain, b.add(one_file(metrics(100)))}}), commit("b2", {{kMain, b.add("{not json")}}),
+                commit("c3", {{kMain, b.add(main2)}}),  // its detail file is missing
+                commit("d4", {{kDetail, b.add(detail2)}})});
   BOOST_REQUIRE_EQUAL(h.unreadable.size(), 2u);
   BOOST_TEST(h.unreadable[0].error.find("b200000:baselines/gelu/f16_1024.sm_120.json:1") == 0);
   BOOST_TEST(h.unreadable[1].error ==
@@ -157,7 +156,7 @@ BOOST_AUTO_TEST_CASE(steps_within_the_tolerance_that_add_up_past_it_are_drift) {
   BOOST_TEST(values(*s) == std::vector<std::int64_t>({1000, 1008, 1016, 1024, 1200, 1205, 1209}),
              boost::test_tools::per_element());
   BOOST_TEST((s->points[4].verdict == Verdict::kRegressed));  // 1024 -> 1200 is a step past the limit
-  BOOST_REQUIRE_EQUAL(t.drifts.size(), 1u);  // 1200 -> 1209 stays within 1% of 1200
+  BOOST_REQUIRE_EQUAL(t.drifts.size(), 1u);                   // 1200 -> 1209 stays within 1% of 1200
   const Drift& d = t.drifts[0];
   BOOST_TEST(d.from == 0u);
   BOOST_TEST(d.to == 3u);
@@ -171,9 +170,9 @@ BOOST_AUTO_TEST_CASE(a_toolchain_bump_or_a_tuning_change_ends_a_drift_run) {
   Blobs b;
   Metrics tuned = metrics(1016);
   tuned.signature["parameters[2].value"] = "2048";
-  History h = build(b, {commit("a1", {{kMain, b.add(one_file(metrics(1000, "13.4.92")))}}),
-                        commit("b2", {{kMain, b.add(one_file(metrics(1008)))}}),
-                        commit("c3", {{kMain, b.add(one_file(tuned))}})});
+  History h = build(
+      b, {commit("a1", {{kMain, b.add(one_file(metrics(1000, "13.4.92")))}}),
+          commit("b2", {{kMain, b.add(one_file(metrics(1008)))}}), commit("c3", {{kMain, b.add(one_file(tuned))}})});
   TestSeries t = test_series(h.tests[0], policy(), {});
   BOOST_TEST(t.drifts.empty());
   BOOST_REQUIRE_EQUAL(t.events.size(), 2u);
@@ -241,8 +240,9 @@ BOOST_AUTO_TEST_CASE(cat_file_batch_output_splits_by_size) {
 BOOST_AUTO_TEST_CASE(bisect_output_names_the_first_commit_or_the_candidates) {
   std::string a(40, 'a'), b(40, 'b');
   BOOST_TEST(*parse_bisect_output(a + " is the first bad commit\ncommit " + a + "\n").first == a);
-  auto v = parse_bisect_output("There are only 'skip'ped commits left to test.\nThe first bad commit could be any of:\n" +
-                               a + "\n" + b + "\nWe cannot bisect more!\n");
+  auto v =
+      parse_bisect_output("There are only 'skip'ped commits left to test.\nThe first bad commit could be any of:\n" +
+                          a + "\n" + b + "\nWe cannot bisect more!\n");
   BOOST_TEST(!v.first);
   BOOST_TEST(v.candidates == std::vector<std::string>({a, b}));
   BOOST_TEST(!parse_bisect_output("Bisecting: 2 revisions left to test after this (roughly 1 step)\n").done());

@@ -37,7 +37,8 @@ Metrics base_metrics() {
   Metrics m;
   m.id = {"gelu", "f16_1024", "sm_120"};
   m.values = {{"sass.instructions", 1000}, {"regs", 32}, {"local.bytes", 0}, {"cost.time_ns", 10000}};
-  m.signature = {{"parameters[0].kind", "ConstantConstraint"}, {"parameters[0].value", "1024"},
+  m.signature = {{"parameters[0].kind", "ConstantConstraint"},
+                 {"parameters[0].value", "1024"},
                  {"parameters[1].dtype", "float16"}};
   m.toolchain = {{"tileiras", "13.5.37"}};
   m.flags = {"-O3"};
@@ -58,12 +59,12 @@ std::vector<Case> cases() {
     edit(m);
     return m;
   };
-  out.push_back({"within limits", with([](Metrics& m) { m.values["sass.instructions"] = 1005; }), State::kPass,
-                 State::kPass});
+  out.push_back(
+      {"within limits", with([](Metrics& m) { m.values["sass.instructions"] = 1005; }), State::kPass, State::kPass});
   out.push_back({"regressed", with([](Metrics& m) { m.values["sass.instructions"] = 1500; }), State::kRegressed,
                  State::kRegressed});
-  out.push_back({"improved", with([](Metrics& m) { m.values["sass.instructions"] = 500; }), State::kImproved,
-                 State::kImproved});
+  out.push_back(
+      {"improved", with([](Metrics& m) { m.values["sass.instructions"] = 500; }), State::kImproved, State::kImproved});
   // Only a constant moved: judged by the launch estimate, 10% faster,
   // whatever the instructions did.
   out.push_back({"tuning", with([](Metrics& m) {
@@ -92,9 +93,8 @@ struct Folders : testing::TempFolder {
   std::string path(const std::string& name) const { return (root / name).string(); }
   // `m` as a baseline under `dir` (and its detail file).
   std::string baseline(const std::string& dir, const Metrics& m) const {
-    std::string file = (fs::path(path(dir)) / relative_path({FileKind::kBaseline, m.id.kernel, m.id.config,
-                                                             m.id.arch, ""}))
-                           .string();
+    std::string file =
+        (fs::path(path(dir)) / relative_path({FileKind::kBaseline, m.id.kernel, m.id.config, m.id.arch, ""})).string();
     write_baseline(file, m, load_policy(kChecks, m.id.kernel, m.id.config));
     return file;
   }
@@ -183,8 +183,7 @@ BOOST_AUTO_TEST_CASE(every_caller_ends_in_the_state_judge_gives) {
 
       // The toolchain preview and bisect: the state under the new tools.
       BOOST_TEST(state_name(preview_state(checked)) == state_name(j.compared));
-      BOOST_TEST(bisect_verdict(read_baseline(base_file), read_baseline(head_file), policy) ==
-                 state_name(j.compared));
+      BOOST_TEST(bisect_verdict(read_baseline(base_file), read_baseline(head_file), policy) == state_name(j.compared));
     }
   }
 }

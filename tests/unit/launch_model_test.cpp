@@ -38,9 +38,7 @@ struct Analysed {
 };
 
 // `listing` is kept in the result: the flows point into it.
-void analyse(Analysed& a, int warps) {
-  a.loops = analyze_loops(a.listing, {nullptr, nullptr, 0, warps}, &a.flows);
-}
+void analyse(Analysed& a, int warps) { a.loops = analyze_loops(a.listing, {nullptr, nullptr, 0, warps}, &a.flows); }
 
 Latencies latencies() {
   Latencies l;
@@ -64,16 +62,16 @@ double replay(const Analysed& a) {
 BOOST_AUTO_TEST_CASE(warp_roles_follow_the_thread_index_through_shifts_comparisons_and_branches) {
   Analysed a;
   a.listing = listing_of({
-      {"S2R R0, SR_TID.X"},                    // 0x00
-      {"SHF.R.U32.HI R1, RZ, 0x5, R0"},        // 0x10: the warp index
+      {"S2R R0, SR_TID.X"},                      // 0x00
+      {"SHF.R.U32.HI R1, RZ, 0x5, R0"},          // 0x10: the warp index
       {"ISETP.GT.U32.AND P0, PT, R1, 0x3, PT"},  // 0x20
-      {"@P0 BRA 0x60"},                        // 0x30: warps 4-7 to the producer
-      {"FFMA R2, R2, R2, R2"},                 // 0x40: consumers
-      {"EXIT"},                                // 0x50
+      {"@P0 BRA 0x60"},                          // 0x30: warps 4-7 to the producer
+      {"FFMA R2, R2, R2, R2"},                   // 0x40: consumers
+      {"EXIT"},                                  // 0x50
       {"ISETP.NE.U32.AND P1, PT, R1, 0x4, PT"},  // 0x60
-      {"@P1 EXIT"},                            // 0x70: warps 5-7 leave
-      {"MOV R3, RZ"},                          // 0x80: warp 4 alone
-      {"EXIT"},                                // 0x90
+      {"@P1 EXIT"},                              // 0x70: warps 5-7 leave
+      {"MOV R3, RZ"},                            // 0x80: warp 4 alone
+      {"EXIT"},                                  // 0x90
   });
   analyse(a, 8);
   const FunctionFlow& f = a.flows.front();
@@ -151,13 +149,13 @@ BOOST_AUTO_TEST_CASE(a_loop_body_is_replayed_and_its_steady_iteration_drawn) {
   // The default 16 trips of a loop that loads, waits and adds.
   Analysed a;
   a.listing = listing_of({
-      {"MOV R1, RZ"},                                // 0x00
-      {"LDG.E R2, desc[UR4][R4.64]", 1, 0},          // 0x10 header
-      {"FADD R3, R2, R3", 4, -1, -1, 0x1},           // 0x20
-      {"IADD3 R1, R1, 0x1, RZ"},                     // 0x30
-      {"ISETP.GE.AND P0, PT, R1, 0x10, PT"},         // 0x40
-      {"@!P0 BRA 0x10"},                             // 0x50
-      {"EXIT"},                                      // 0x60
+      {"MOV R1, RZ"},                         // 0x00
+      {"LDG.E R2, desc[UR4][R4.64]", 1, 0},   // 0x10 header
+      {"FADD R3, R2, R3", 4, -1, -1, 0x1},    // 0x20
+      {"IADD3 R1, R1, 0x1, RZ"},              // 0x30
+      {"ISETP.GE.AND P0, PT, R1, 0x10, PT"},  // 0x40
+      {"@!P0 BRA 0x10"},                      // 0x50
+      {"EXIT"},                               // 0x60
   });
   analyse(a, 1);
   TimelineInputs in{&a.listing, &a.flows, &a.loops, nullptr, nullptr, latencies(), 0, true};
@@ -269,8 +267,9 @@ BOOST_AUTO_TEST_CASE(fewer_registers_let_more_blocks_reside_and_the_waves_fall) 
   const std::string base = "matmul.f16_128x128x64.sm_90";
   o.sass_text = fixture(base + ".sass");
   o.sass_name = base + ".sass";
-  o.res_usage_text = "Resource usage:\n Function matmul:\n  REG:64 STACK:0 SHARED:49152 LOCAL:0 CONSTANT[0]:1024 "
-                     "TEXTURE:0 SURFACE:0 SAMPLER:0\n";
+  o.res_usage_text =
+      "Resource usage:\n Function matmul:\n  REG:64 STACK:0 SHARED:49152 LOCAL:0 CONSTANT[0]:1024 "
+      "TEXTURE:0 SURFACE:0 SAMPLER:0\n";
   o.res_usage_name = "res-usage.txt";
   auto problem = problem_from_record(parse_json(fixture("matmul.f16_128x128x64.dump.json"), "dump.json"), "dump.json");
   Measurement four = measure(o, fixture_path(base + ".cubin"), &*problem);
@@ -282,10 +281,10 @@ BOOST_AUTO_TEST_CASE(fewer_registers_let_more_blocks_reside_and_the_waves_fall) 
 BOOST_AUTO_TEST_CASE(a_tuning_change_is_judged_by_the_launch_estimate_alone) {
   Metrics base, tuned;
   base.id = tuned.id = {"k", "c", "sm_90"};
-  base.signature = {{"parameters[0].kind", "ConstantConstraint"}, {"parameters[0].value", "64"},
-                    {"hints.occupancy", "None"}};
-  tuned.signature = {{"parameters[0].kind", "ConstantConstraint"}, {"parameters[0].value", "128"},
-                     {"hints.occupancy", "None"}};
+  base.signature = {
+      {"parameters[0].kind", "ConstantConstraint"}, {"parameters[0].value", "64"}, {"hints.occupancy", "None"}};
+  tuned.signature = {
+      {"parameters[0].kind", "ConstantConstraint"}, {"parameters[0].value", "128"}, {"hints.occupancy", "None"}};
   base.values = {{"cost.time_ns", 1000}, {"sass.instructions", 100}};
   tuned.values = {{"cost.time_ns", 900}, {"sass.instructions", 300}};
   Policy policy = parse_policy(R"({"rules": [{"metric": "cost.time_ns", "direction": "lower", "tolerance": "2%"},

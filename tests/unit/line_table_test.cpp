@@ -2,7 +2,6 @@
 #define BOOST_TEST_MODULE line_table
 #include <boost/test/unit_test.hpp>
 
-
 #include "analysis/cfg.h"
 #include "readers/elf.h"
 #include "fixtures.h"
@@ -87,11 +86,12 @@ BOOST_AUTO_TEST_CASE(a_damaged_line_table_is_an_error_naming_the_file) {
   std::string bad = data;
   bad[s.offset] = '\xff';
   bad[s.offset + 1] = '\xff';
-  BOOST_TEST(error_message([&] { read_line_table(bad, elf, "x.cubin"); })
-                 .find("x.cubin: .debug_line:") != std::string::npos);
+  BOOST_TEST(error_message([&] { read_line_table(bad, elf, "x.cubin"); }).find("x.cubin: .debug_line:") !=
+             std::string::npos);
   // An unsupported DWARF version.
   bad = data;
   bad[s.offset + 4] = 9;
-  BOOST_TEST(error_message([&] { read_line_table(bad, elf, "x.cubin"); })
-                 .find("unsupported DWARF line table version 9") != std::string::npos);
+  BOOST_TEST(error_message([&] {
+               read_line_table(bad, elf, "x.cubin");
+             }).find("unsupported DWARF line table version 9") != std::string::npos);
 }

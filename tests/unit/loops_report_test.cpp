@@ -29,7 +29,9 @@ LoopsOptions matmul(bool with_res_usage) {
 BOOST_AUTO_TEST_CASE(the_tree_names_the_main_loop_and_why) {
   std::string text = loops_report(matmul(false));
   BOOST_TEST(text.rfind("matmul (sm_90a): 2 loop(s), 9 retry loop(s), 9 backward branch(es) that are not loops; "
-                        "cost 20806 per block, 85221376 per launch of 4096 blocks\n", 0) == 0, text);
+                        "cost 20806 per block, 85221376 per launch of 4096 blocks\n",
+                        0) == 0,
+             text);
   BOOST_TEST(text.find("  loop 0x0b10-0x0f60  depth 1  MAIN  trips 128 (k)  matmul.py:35-41  warps 0-3\n") !=
              std::string::npos);
   BOOST_TEST(text.find("  main loop 0x0b10-0x0f60: the most work per block, 7.462e+04 (next: 0x20b0-0x23a0, 1696); "
@@ -43,7 +45,8 @@ BOOST_AUTO_TEST_CASE(without_the_resource_usage_the_loops_stand_alone) {
   std::string text = loops_report(o);
   BOOST_TEST(text.find("main loop 0x1300-0x27e0: the most work per block, 4.376e+04") != std::string::npos, text);
   BOOST_TEST(text.find("launch on") == std::string::npos);
-  BOOST_TEST(text.ends_with("  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n"));
+  BOOST_TEST(
+      text.ends_with("  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n"));
 }
 
 BOOST_AUTO_TEST_CASE(with_the_resource_usage_the_launch_is_estimated_and_drawn) {
@@ -76,7 +79,8 @@ BOOST_AUTO_TEST_CASE(a_latency_override_changes_the_replay) {
   auto base = nlohmann::json::parse(loops_report(o));
   o.latencies = {"mma_result=2000"};
   auto slow = nlohmann::json::parse(loops_report(o));
-  double before = base.at("loops")[0].at("replay_cycles_per_iteration"), after = slow.at("loops")[0].at("replay_cycles_per_iteration");
+  double before = base.at("loops")[0].at("replay_cycles_per_iteration"),
+         after = slow.at("loops")[0].at("replay_cycles_per_iteration");
   BOOST_TEST(before == 623.41, boost::test_tools::tolerance(0.001));
   BOOST_TEST(after == 2131.0, boost::test_tools::tolerance(0.001));
 }
@@ -85,7 +89,8 @@ BOOST_AUTO_TEST_CASE(bad_options_and_listings_are_named) {
   LoopsOptions o = matmul(false);
   o.latencies = {"mma=3"};
   BOOST_CHECK_EXCEPTION(loops_report(o), UsageError, [](const UsageError& e) {
-    return std::string(e.what()).rfind("loops: --latency mma=3: expected NAME=CYCLES with NAME one of global_load, ", 0) == 0;
+    return std::string(e.what()).rfind("loops: --latency mma=3: expected NAME=CYCLES with NAME one of global_load, ",
+                                       0) == 0;
   });
   LoopsOptions listing;
   listing.input = fixture_path("matmul.f16_128x128x64.sm_90.sass");

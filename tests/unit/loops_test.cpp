@@ -28,8 +28,7 @@ struct Fixture {
 
 // The report of a fixture listing, with its cubin's line table and, if
 // `dump` is given, the problem its dump record declares.
-Fixture analyze(const std::string& base, const std::string& dump = "",
-                std::int64_t tensor_macs_hint = 0) {
+Fixture analyze(const std::string& base, const std::string& dump = "", std::int64_t tensor_macs_hint = 0) {
   Fixture f;
   std::istringstream in(fixture(base + ".sass"));
   f.listing = parse_sass(in, base + ".sass");
@@ -55,13 +54,13 @@ LoopAnalysis analyze_code(const std::vector<std::string>& code, const std::strin
 
 BOOST_AUTO_TEST_CASE(a_loop_body_is_measured_and_weighted_by_the_assumed_trips) {
   auto r = analyze_code({
-      "MOV R1, RZ",                         // 0x00
-      "FFMA R2, R2, R2, R2",                // 0x10 header
-      "MUFU.EX2 R3, R2",                    // 0x20
-      "IADD3 R1, R1, 0x1, RZ",              // 0x30
-      "ISETP.GE.AND P0, PT, R1, 0x8, PT",   // 0x40
-      "@!P0 BRA 0x10",                      // 0x50
-      "EXIT",                               // 0x60
+      "MOV R1, RZ",                        // 0x00
+      "FFMA R2, R2, R2, R2",               // 0x10 header
+      "MUFU.EX2 R3, R2",                   // 0x20
+      "IADD3 R1, R1, 0x1, RZ",             // 0x30
+      "ISETP.GE.AND P0, PT, R1, 0x8, PT",  // 0x40
+      "@!P0 BRA 0x10",                     // 0x50
+      "EXIT",                              // 0x60
   });
   const LoopInfo& l = main_loop(r);
   BOOST_TEST(l.instructions == 5);
@@ -79,15 +78,17 @@ BOOST_AUTO_TEST_CASE(a_loop_body_is_measured_and_weighted_by_the_assumed_trips) 
 }
 
 BOOST_AUTO_TEST_CASE(the_main_loop_holds_the_most_tensor_core_instructions) {
-  auto r = analyze_code({
-      "FFMA R2, R2, R2, R2",                 // 0x00 loop 1: larger, no MMA
-      "FFMA R2, R2, R2, R2",                 // 0x10
-      "FFMA R2, R2, R2, R2",                 // 0x20
-      "@!P0 BRA 0x0",                        // 0x30
-      "HMMA.16816.F32 R4, R8, R12, R4",      // 0x40 loop 2: the MMA
-      "@!P1 BRA 0x40",                       // 0x50
-      "EXIT",                                // 0x60
-  }, "sm_120a");
+  auto r = analyze_code(
+      {
+          "FFMA R2, R2, R2, R2",             // 0x00 loop 1: larger, no MMA
+          "FFMA R2, R2, R2, R2",             // 0x10
+          "FFMA R2, R2, R2, R2",             // 0x20
+          "@!P0 BRA 0x0",                    // 0x30
+          "HMMA.16816.F32 R4, R8, R12, R4",  // 0x40 loop 2: the MMA
+          "@!P1 BRA 0x40",                   // 0x50
+          "EXIT",                            // 0x60
+      },
+      "sm_120a");
   BOOST_TEST(main_loop(r).begin == 0x40u);
   BOOST_TEST(main_loop(r).mma == 1);
   BOOST_TEST(main_loop(r).cost == 4.25);  // HMMA 16x8x16 at 512 MAC/clk, BRA
@@ -95,14 +96,14 @@ BOOST_AUTO_TEST_CASE(the_main_loop_holds_the_most_tensor_core_instructions) {
 
 BOOST_AUTO_TEST_CASE(without_tensor_cores_the_deepest_loop_is_main) {
   auto r = analyze_code({
-      "MOV R1, RZ",                  // 0x00
-      "FADD R2, R2, R2",             // 0x10 outer header
-      "FADD R3, R3, R3",             // 0x20 inner
-      "@!P0 BRA 0x20",               // 0x30
-      "FADD R2, R2, R2",             // 0x40
-      "FADD R2, R2, R2",             // 0x50
-      "@!P1 BRA 0x10",               // 0x60
-      "EXIT",                        // 0x70
+      "MOV R1, RZ",       // 0x00
+      "FADD R2, R2, R2",  // 0x10 outer header
+      "FADD R3, R3, R3",  // 0x20 inner
+      "@!P0 BRA 0x20",    // 0x30
+      "FADD R2, R2, R2",  // 0x40
+      "FADD R2, R2, R2",  // 0x50
+      "@!P1 BRA 0x10",    // 0x60
+      "EXIT",             // 0x70
   });
   BOOST_TEST(main_loop(r).begin == 0x20u);
   BOOST_TEST(main_loop(r).depth == 2);
@@ -113,12 +114,12 @@ BOOST_AUTO_TEST_CASE(without_tensor_cores_the_deepest_loop_is_main) {
 BOOST_AUTO_TEST_CASE(retry_loops_of_barrier_waits_are_cold) {
   auto r = analyze_code({
       "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4+0x30000], R2",  // 0x00
-      "@!P0 BRA 0x30",                                        // 0x10
-      "EXIT",                                                 // 0x20
+      "@!P0 BRA 0x30",                                         // 0x10
+      "EXIT",                                                  // 0x20
       "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4+0x30000], R2",  // 0x30 retry loop
-      "@!P0 NANOSLEEP.SYNCS 0x989680",                        // 0x40
-      "@!P0 BRA 0x30",                                        // 0x50
-      "BRA 0x20",                                             // 0x60
+      "@!P0 NANOSLEEP.SYNCS 0x989680",                         // 0x40
+      "@!P0 BRA 0x30",                                         // 0x50
+      "BRA 0x20",                                              // 0x60
   });
   BOOST_TEST(r.main == -1);
   BOOST_REQUIRE(r.loops.size() == 1u);
@@ -133,12 +134,12 @@ BOOST_AUTO_TEST_CASE(retry_loops_of_barrier_waits_are_cold) {
 
 BOOST_AUTO_TEST_CASE(calls_cost_their_subroutine_each_time) {
   auto r = analyze_code({
-      "CALL.REL.NOINC 0x30",     // 0x00
-      "CALL.REL.NOINC 0x30",     // 0x10
-      "EXIT",                    // 0x20
-      "MUFU.EX2 R1, R1",         // 0x30 subroutine: 2 cycles
-      "MUFU.EX2 R1, R1",         // 0x40
-      "RET.REL.NODEC R20 0x0",   // 0x50
+      "CALL.REL.NOINC 0x30",    // 0x00
+      "CALL.REL.NOINC 0x30",    // 0x10
+      "EXIT",                   // 0x20
+      "MUFU.EX2 R1, R1",        // 0x30 subroutine: 2 cycles
+      "MUFU.EX2 R1, R1",        // 0x40
+      "RET.REL.NODEC R20 0x0",  // 0x50
   });
   BOOST_TEST(r.block_cost == 2 * (0.25 + 4.25) + 0.25);
 }
@@ -148,10 +149,8 @@ BOOST_AUTO_TEST_CASE(matmul_main_loops_take_the_declared_trips_on_every_architec
     const char* arch;
     std::int64_t mma, hint;
   };
-  for (const Expect& e : {Expect{"sm_90", 8, 0}, Expect{"sm_100", 4, 128 * 128 * 16},
-                          Expect{"sm_120", 128, 0}}) {
-    auto f = analyze("matmul.f16_128x128x64." + std::string(e.arch), "matmul.f16_128x128x64.dump.json",
-                     e.hint);
+  for (const Expect& e : {Expect{"sm_90", 8, 0}, Expect{"sm_100", 4, 128 * 128 * 16}, Expect{"sm_120", 128, 0}}) {
+    auto f = analyze("matmul.f16_128x128x64." + std::string(e.arch), "matmul.f16_128x128x64.dump.json", e.hint);
     const LoopInfo& main = main_loop(f.report);
     BOOST_TEST_INFO(e.arch);
     BOOST_TEST(main.mma == e.mma);

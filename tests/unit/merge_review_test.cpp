@@ -22,7 +22,9 @@ const std::string kChecks = std::string(TILEPERF_SOURCE_DIR) + "/checks";
 Metrics metrics(const std::string& config, std::int64_t instructions) {
   Metrics m;
   m.id = {"gelu", config, "sm_120"};
-  m.values = {{"sass.instructions", instructions}, {"regs", 32}, {"local.bytes", 0}};  // the default invariant needs local.bytes
+  m.values = {{"sass.instructions", instructions},
+              {"regs", 32},
+              {"local.bytes", 0}};  // the default invariant needs local.bytes
   m.toolchain = {{"tileiras", "13.4.92"}};
   m.flags = {"-O3"};
   m.generator = "tileperf test";

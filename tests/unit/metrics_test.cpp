@@ -62,8 +62,9 @@ BOOST_AUTO_TEST_CASE(counts_are_exact_or_refused) {
     std::string text = to_json_text(sample());
     return error_of_json(text.replace(text.find("\"regs\": 27"), 10, "\"regs\": " + value));
   };
-  const std::string refused = "tileperf: error: m.json: key 'metrics.regs' must be an integer from 0 to "
-                              "9007199254740991, got ";
+  const std::string refused =
+      "tileperf: error: m.json: key 'metrics.regs' must be an integer from 0 to "
+      "9007199254740991, got ";
   BOOST_TEST(with_regs("27.9") == refused + "27.9\n");
   BOOST_TEST(with_regs("1e20") == refused + "1e+20\n");
   BOOST_TEST(with_regs("-5") == refused + "-5\n");

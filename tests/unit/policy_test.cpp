@@ -66,7 +66,7 @@ BOOST_AUTO_TEST_CASE(first_match_and_override_order) {
       "configs": {"f16": {"rules": [{"metric": "regs", "direction": "exact"}]}},
       "rules": [{"metric": "regs", "tolerance": "4"}, {"metric": "sass.opcode.MUFU.*"}]})");
   Policy p = load_policy(dir.path.string(), "gelu", "f16");
-  BOOST_TEST((p.find("regs")->direction == Direction::kExact));  // config beats kernel
+  BOOST_TEST((p.find("regs")->direction == Direction::kExact));                  // config beats kernel
   BOOST_TEST((p.find("sass.opcode.MUFU.EX2")->direction == Direction::kLower));  // kernel beats default
   BOOST_TEST((p.find("sass.opcode.FADD")->direction == Direction::kInfo));
   BOOST_TEST(p.find("cubin.bytes")->tolerance.relative == 0.01);
@@ -77,8 +77,7 @@ BOOST_AUTO_TEST_CASE(first_match_and_override_order) {
 
 BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
   TempDir dir;
-  BOOST_TEST(error_of_load(dir) == (dir.path / "default.json").string() +
-                                       ": default policy file is missing");
+  BOOST_TEST(error_of_load(dir) == (dir.path / "default.json").string() + ": default policy file is missing");
   dir.write("default.json", R"({"rules": [{"metric": "*", "direction": "down"}]})");
   BOOST_TEST(error_of_load(dir) ==
              (dir.path / "default.json").string() +
@@ -91,12 +90,10 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_key) {
   BOOST_TEST(error_of_load(dir) == (dir.path / "gelu.json").string() + ": unknown key 'rule'");
   dir.write("gelu.json", R"({"rules": [{"metric": 3}]})");
   BOOST_TEST(error_of_load(dir) ==
-             (dir.path / "gelu.json").string() +
-                 ": key 'rules[0]': needs a string 'metric' and string fields");
+             (dir.path / "gelu.json").string() + ": key 'rules[0]': needs a string 'metric' and string fields");
   dir.write("gelu.json", R"({"rules": [{"metric": "x", "tolerance": "lots"}]})");
-  BOOST_TEST(error_of_load(dir) ==
-             (dir.path / "gelu.json").string() +
-                 ": key 'rules[0]': tolerance 'lots' must look like '5%', '10' or '5% | 10'");
+  BOOST_TEST(error_of_load(dir) == (dir.path / "gelu.json").string() +
+                                       ": key 'rules[0]': tolerance 'lots' must look like '5%', '10' or '5% | 10'");
 }
 
 BOOST_AUTO_TEST_CASE(invariants_parse) {
@@ -155,6 +152,5 @@ BOOST_AUTO_TEST_CASE(invariants_load_with_errors_naming_key) {
                  ": key 'invariants[0]': require 'local.bytes = 0' must look like 'local.bytes == 0'"
                  " or 'remarks.load.tma_shape.* == {64x64, 64x128}'");
   dir.write("gelu.json", R"({"configs": {"f16": {"invariant": []}}})");
-  BOOST_TEST(error_of_load(dir) == (dir.path / "gelu.json").string() +
-                                       ": unknown key 'configs.f16.invariant'");
+  BOOST_TEST(error_of_load(dir) == (dir.path / "gelu.json").string() + ": unknown key 'configs.f16.invariant'");
 }

@@ -25,8 +25,7 @@ MetricDiff diff(const std::string& name, std::int64_t base, std::int64_t cur, Ve
   return d;
 }
 
-TestResult bumped(const std::string& kernel, const std::string& arch, std::vector<MetricDiff> diffs,
-                  State compared) {
+TestResult bumped(const std::string& kernel, const std::string& arch, std::vector<MetricDiff> diffs, State compared) {
   TestResult r;
   r.id = {kernel, "f16", arch};
   r.state = State::kToolchainChanged;
@@ -46,16 +45,17 @@ std::vector<const TestResult*> pointers(const std::vector<TestResult>& results) 
 // one stays within limits) and one that passed.
 std::vector<TestResult> bump() {
   std::vector<TestResult> rs;
-  rs.push_back(bumped("softmax", "sm_90", {diff("sass.mufu.RCP", 4, 7, Verdict::kRegressed),
-                                           diff("sass.mufu", 13, 15, Verdict::kRegressed),
-                                           diff("sass.instructions", 423, 389, Verdict::kImproved)},
-                        State::kRegressed));
-  rs.push_back(bumped("transpose", "sm_120", {diff("regs", 24, 32, Verdict::kRegressed),
-                                              diff("sass.mufu", 1, 2, Verdict::kRegressed)},
-                        State::kRegressed));
-  rs.push_back(bumped("gelu", "sm_120", {diff("sass.instructions", 143, 120, Verdict::kImproved),
-                                         diff("sass.opcode.FFMA", 10, 2, Verdict::kInfo, Direction::kInfo)},
-                        State::kImproved));
+  rs.push_back(bumped("softmax", "sm_90",
+                      {diff("sass.mufu.RCP", 4, 7, Verdict::kRegressed), diff("sass.mufu", 13, 15, Verdict::kRegressed),
+                       diff("sass.instructions", 423, 389, Verdict::kImproved)},
+                      State::kRegressed));
+  rs.push_back(bumped("transpose", "sm_120",
+                      {diff("regs", 24, 32, Verdict::kRegressed), diff("sass.mufu", 1, 2, Verdict::kRegressed)},
+                      State::kRegressed));
+  rs.push_back(bumped("gelu", "sm_120",
+                      {diff("sass.instructions", 143, 120, Verdict::kImproved),
+                       diff("sass.opcode.FFMA", 10, 2, Verdict::kInfo, Direction::kInfo)},
+                      State::kImproved));
   rs.push_back(bumped("rope", "sm_90", {diff("sass.instructions", 100, 101, Verdict::kOk)}, State::kPass));
   TestResult pass;
   pass.id = {"matmul", "f16", "sm_90"};
@@ -106,10 +106,11 @@ BOOST_AUTO_TEST_CASE(totals_per_verdict_and_metric_by_impact) {
 BOOST_AUTO_TEST_CASE(text_gives_one_command) {
   auto rs = bump();
   std::string text = preview_text(make_toolchain_preview(pointers(rs)), "UPDATE", 0, "PREVIEW");
-  BOOST_TEST(text == "toolchain changed in 4 test(s) (tileiras 13.4.92 -> 13.5.37); compared under the usual "
-                     "policies, nothing written: 2 would regress, 1 would improve, 1 within limits\n"
-                     "  per metric and per test: PREVIEW\n"
-                     "  accept them all with: UPDATE\n");
+  BOOST_TEST(text ==
+             "toolchain changed in 4 test(s) (tileiras 13.4.92 -> 13.5.37); compared under the usual "
+             "policies, nothing written: 2 would regress, 1 would improve, 1 within limits\n"
+             "  per metric and per test: PREVIEW\n"
+             "  accept them all with: UPDATE\n");
 }
 
 BOOST_AUTO_TEST_CASE(markdown_holds_every_test_and_fits_its_limit) {
@@ -137,7 +138,9 @@ BOOST_AUTO_TEST_CASE(the_update_command_is_the_one_the_run_record_keeps) {
   std::string results = (folder.root / "build" / "tileperf").string();
   std::filesystem::create_directories(results);
   BOOST_TEST(recorded_update_command({results}) == "cmake --build <build-dir> --target update_baselines");
-  write_run_record(results + "/run.json", {.id = "r1", .checks = "/src/checks", .update_command = "cmake --build /b --target update_baselines"});
+  write_run_record(
+      results + "/run.json",
+      {.id = "r1", .checks = "/src/checks", .update_command = "cmake --build /b --target update_baselines"});
   for (const auto& dir : {results, (folder.root / "build").string(), results + "/gelu"}) {
     BOOST_TEST(recorded_update_command({"/nonexistent/tileperf", dir}) == "cmake --build /b --target update_baselines");
   }

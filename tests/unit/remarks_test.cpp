@@ -97,15 +97,13 @@ BOOST_AUTO_TEST_CASE(malformed_remarks) {
              "tileperf: error: r.yaml:3: invalid YAML: end of sequence flow not found\n...\n");
   std::string no_name = kMma;
   no_name.erase(no_name.find("Name:"), no_name.find("DebugLoc:") - no_name.find("Name:"));
-  BOOST_TEST(error_of_remarks(kMma + no_name) ==
-             "tileperf: error: r.yaml:12: remark lacks 'Name'\n");
+  BOOST_TEST(error_of_remarks(kMma + no_name) == "tileperf: error: r.yaml:12: remark lacks 'Name'\n");
   std::string bad_args = "--- !Passed\nName: X\nFunction: f\nArgs: 3\n...\n";
   BOOST_TEST(error_of_remarks(bad_args) == "tileperf: error: r.yaml:1: remark 'Args' is not a list\n");
 }
 
 BOOST_AUTO_TEST_CASE(real_matmul_remarks_per_arch) {
-  const std::pair<const char*, const char*> per_arch[] = {
-      {"sm_120", "SM80"}, {"sm_100", "SM100"}, {"sm_90", "SM90"}};
+  const std::pair<const char*, const char*> per_arch[] = {{"sm_120", "SM80"}, {"sm_100", "SM100"}, {"sm_90", "SM90"}};
   for (const auto& [arch, instruction] : per_arch) {
     std::string name = std::string("matmul.f16_128x128x64.") + arch + ".remarks.yaml";
     auto m = remark_metrics(parse_remarks(fixture(name), name));
@@ -136,8 +134,9 @@ BOOST_AUTO_TEST_CASE(real_tensor_core_fallback) {
     BOOST_TEST(m.at("remarks.tensor_core.instruction.FMA") == 1);
     auto notes = remark_diagnostics(remarks);
     BOOST_REQUIRE(notes.size() == 1u);
-    BOOST_TEST(notes[0] == "matmul.py:38:14: MMA operation failed to optimize to use Tensor Cores, "
-                           "it is using FMA instructions instead");
+    BOOST_TEST(notes[0] ==
+               "matmul.py:38:14: MMA operation failed to optimize to use Tensor Cores, "
+               "it is using FMA instructions instead");
   }
 }
 
@@ -148,8 +147,9 @@ BOOST_AUTO_TEST_CASE(real_tma_load_failure_with_repeated_reasons) {
   BOOST_TEST(m.at("remarks.load.global") == 3);
   auto notes = remark_diagnostics(remarks);
   BOOST_REQUIRE(notes.size() == 1u);
-  BOOST_TEST(notes[0] == "rope.py:28:20: Failed to select TMA load instruction (leading tile "
-                         "dimension not 16-byte aligned)");
+  BOOST_TEST(notes[0] ==
+             "rope.py:28:20: Failed to select TMA load instruction (leading tile "
+             "dimension not 16-byte aligned)");
 }
 
 BOOST_AUTO_TEST_CASE(real_attention_remarks) {

@@ -49,13 +49,13 @@ TestResult regressed_gelu() {
 
 BOOST_AUTO_TEST_CASE(rows_are_the_gated_metrics_that_moved_and_every_regression) {
   std::vector<MetricDiff> diffs = regressed_gelu().diff;
-  diffs.push_back(diff("tileir.ops", 3, 3, Direction::kLower, Verdict::kOk));  // did not move
+  diffs.push_back(diff("tileir.ops", 3, 3, Direction::kLower, Verdict::kOk));              // did not move
   diffs.push_back(diff("sass.opcode.IMAD", 3, 3, Direction::kInfo, Verdict::kRegressed));  // --exact
   auto rows = shown_rows(diffs);
   std::vector<std::string> names;
   for (const auto& r : rows) names.push_back(r.metric);
-  std::vector<std::string> expected = {"sass.mufu", "regs", "sass.instructions", "cubin.bytes", "shared.bytes",
-                                       "sass.opcode.IMAD"};
+  std::vector<std::string> expected = {"sass.mufu",   "regs",         "sass.instructions",
+                                       "cubin.bytes", "shared.bytes", "sass.opcode.IMAD"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   BOOST_TEST(shown_rows(diffs, true).size() == rows.size() + 3);  // the info metrics that moved
 }
@@ -77,8 +77,8 @@ BOOST_AUTO_TEST_CASE(a_row_says_how_far_and_within_which_limit) {
 BOOST_AUTO_TEST_CASE(top_moved_orders_by_size_and_counts_the_rest) {
   std::vector<MetricDiff> diffs;
   for (int i = 1; i <= 8; ++i) {
-    diffs.push_back(diff("sass.opcode.OP" + std::to_string(i), 10, 10 + (i % 2 ? i : -i), Direction::kInfo,
-                         Verdict::kInfo));
+    diffs.push_back(
+        diff("sass.opcode.OP" + std::to_string(i), 10, 10 + (i % 2 ? i : -i), Direction::kInfo, Verdict::kInfo));
   }
   diffs.push_back(diff("loop.main.opcode.OP9", 1, 100, Direction::kInfo, Verdict::kInfo));
   TopMoved top = top_moved(diffs, kOpcodePrefix, 3);
@@ -98,10 +98,8 @@ BOOST_AUTO_TEST_CASE(totals_count_moved_metrics_by_verdict) {
 }
 
 BOOST_AUTO_TEST_CASE(the_view_puts_what_needs_a_look_first_in_state_order) {
-  std::vector<TestResult> results = {result("softmax", "sm_90", State::kPass),
-                                     result("softmax", "sm_100", State::kNew),
-                                     regressed_gelu(),
-                                     result("rope", "sm_90", State::kSkipped),
+  std::vector<TestResult> results = {result("softmax", "sm_90", State::kPass), result("softmax", "sm_100", State::kNew),
+                                     regressed_gelu(), result("rope", "sm_90", State::kSkipped),
                                      result("attention", "sm_90", State::kSignatureChanged)};
   ReportView view = make_report_view(results);
   BOOST_TEST(view.tests.front().name == "perf.attention.f16.sm_90");  // by name
@@ -142,7 +140,8 @@ BOOST_AUTO_TEST_CASE(markdown_past_its_size_is_shortened_and_says_where_the_rest
     results.push_back(r);
   }
   ReportView view = make_report_view(results);
-  BOOST_TEST(report_markdown(view, {.max_chars = 10'000'000, .full_report = ""}).size() > 65536u);  // whole: too long for GitHub
+  BOOST_TEST(report_markdown(view, {.max_chars = 10'000'000, .full_report = ""}).size() >
+             65536u);  // whole: too long for GitHub
   MarkdownOptions o{.max_chars = 60000, .full_report = "https://ci.example/run/7/report.html"};
   std::string md = report_markdown(view, o);
   BOOST_TEST(md.size() <= 60000u);

@@ -109,12 +109,16 @@ BOOST_AUTO_TEST_CASE(malformed_results_name_the_file_and_the_key) {
   BOOST_TEST(error_of(with("format", "other/1")) == "tileperf: error: r.json: not a tileperf-result/1 file\n");
   BOOST_TEST(error_of(with("kernel", "a-b")) ==
              "tileperf: error: r.json: malformed result: key 'kernel' must match [A-Za-z0-9_]+\n");
-  BOOST_TEST(error_of(with("arch", "x86")) == "tileperf: error: r.json: malformed result: key 'arch' must look like sm_120\n");
-  BOOST_TEST(error_of(with("exit_code", 256)) == "tileperf: error: r.json: malformed result: key 'exit_code' must be an exit code\n");
-  BOOST_TEST(error_of(with("notes", {1})) == "tileperf: error: r.json: malformed result: key 'notes' must be a list of strings\n");
+  BOOST_TEST(error_of(with("arch", "x86")) ==
+             "tileperf: error: r.json: malformed result: key 'arch' must look like sm_120\n");
+  BOOST_TEST(error_of(with("exit_code", 256)) ==
+             "tileperf: error: r.json: malformed result: key 'exit_code' must be an exit code\n");
+  BOOST_TEST(error_of(with("notes", {1})) ==
+             "tileperf: error: r.json: malformed result: key 'notes' must be a list of strings\n");
   nlohmann::json diff = good;
   diff["diff"][0]["limit"] = "1";
-  BOOST_TEST(error_of(diff.dump()) == "tileperf: error: r.json: malformed result: key 'diff[0].limit' must be a number\n");
+  BOOST_TEST(error_of(diff.dump()) ==
+             "tileperf: error: r.json: malformed result: key 'diff[0].limit' must be a number\n");
   BOOST_TEST(error_of(with("state", "sideways")).find("r.json") != std::string::npos);
   BOOST_TEST(error_of("{\"format\": ").rfind("tileperf: error: r.json:1: ", 0) == 0);
 }

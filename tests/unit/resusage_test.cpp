@@ -52,6 +52,5 @@ BOOST_AUTO_TEST_CASE(malformed_counts_and_lines) {
              "tileperf: error: r.txt:6: expected KEY:VALUE resource counts\n  REG:twelve\n");
   BOOST_TEST(error_of(parse_resource_usage, "Function k:\n", "r.txt") ==
              "tileperf: error: r.txt:1: unrecognized line in resource usage\nFunction k:\n");
-  BOOST_TEST(error_of(parse_resource_usage, "", "r.txt") ==
-             "tileperf: error: r.txt: no functions in resource usage\n");
+  BOOST_TEST(error_of(parse_resource_usage, "", "r.txt") == "tileperf: error: r.txt: no functions in resource usage\n");
 }

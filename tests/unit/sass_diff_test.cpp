@@ -59,8 +59,8 @@ void check_script(const std::vector<std::string>& a, const std::vector<std::stri
   BOOST_TEST(y == b.size());
 }
 
-std::string unified(const std::vector<std::string>& a, const std::vector<std::string>& b,
-                    std::size_t context, std::size_t max_lines = 0) {
+std::string unified(const std::vector<std::string>& a, const std::vector<std::string>& b, std::size_t context,
+                    std::size_t max_lines = 0) {
   auto script = diff_lines(a, b);
   BOOST_REQUIRE(script.has_value());
   return format_hunks(make_hunks(*script, context), {a, {}}, {b, {}}, max_lines, "");
@@ -203,8 +203,8 @@ BOOST_AUTO_TEST_CASE(output_is_capped_with_a_count_of_the_rest) {
 BOOST_AUTO_TEST_CASE(notes_follow_changed_lines_only) {
   std::vector<std::string> a = {"FMUL R1, R2, R3", "EXIT"}, b = {"FMUL R1, R2, R3", "MUFU.EX2 R4, R1", "EXIT"};
   auto script = diff_lines(a, b);
-  std::string out = format_hunks(make_hunks(*script, 1), {a, {"k.py:1", "k.py:2"}},
-                                 {b, {"k.py:1", "k.py:21", "k.py:2"}}, 0, "  ");
+  std::string out =
+      format_hunks(make_hunks(*script, 1), {a, {"k.py:1", "k.py:2"}}, {b, {"k.py:1", "k.py:21", "k.py:2"}}, 0, "  ");
   BOOST_TEST(out == "  @@ -1,2 +1,3 @@\n    FMUL R1, R2, R3\n  + MUFU.EX2 R4, R1  k.py:21\n    EXIT\n");
 }
 
@@ -274,8 +274,8 @@ BOOST_AUTO_TEST_CASE(renamed_registers_show_only_without_masking) {
   BOOST_REQUIRE(plain.has_value());
   BOOST_TEST(count_edits(*plain).inserted > 0u);
   SassTextOptions masked{.mask_registers = true};
-  auto same = diff_lines(instruction_texts(f, 0, f.padding_begin, masked),
-                         instruction_texts(g, 0, g.padding_begin, masked));
+  auto same =
+      diff_lines(instruction_texts(f, 0, f.padding_begin, masked), instruction_texts(g, 0, g.padding_begin, masked));
   BOOST_REQUIRE(same.has_value());
   BOOST_TEST(count_edits(*same).inserted == 0u);
   BOOST_TEST(count_edits(*same).deleted == 0u);

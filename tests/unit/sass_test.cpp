@@ -128,8 +128,7 @@ BOOST_AUTO_TEST_CASE(malformed_line_is_named_and_shown) {
 }
 
 BOOST_AUTO_TEST_CASE(structural_errors) {
-  BOOST_TEST(error_of(parse_sass, "", "empty.sass") ==
-             "tileperf: error: empty.sass: no functions in SASS listing\n");
+  BOOST_TEST(error_of(parse_sass, "", "empty.sass") == "tileperf: error: empty.sass: no functions in SASS listing\n");
   BOOST_TEST(error_of(parse_sass, "\t\tFunction : k\n", "x.sass") ==
              "tileperf: error: x.sass:1: function listed before 'code for sm_XX'\n\t\tFunction : k\n");
   BOOST_TEST(error_of(parse_sass, "\tcode for sm_90a\n\tcode for sm_100a\n", "x.sass") ==

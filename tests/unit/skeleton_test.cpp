@@ -34,8 +34,8 @@ Evaluated evaluate(const std::string& config, const nlohmann::json& record, std:
   std::string name = "skeleton." + config + ".g.tileir";
   e.tileir = parse_tileir(fixture_of("13.5.37", name), name);
   e.problem = *problem_from_record(record, "skeleton." + config + ".dump.json");
-  SkeletonInputs in{&e.tileir.program, &e.tileir, e.problem.grid, e.problem.arguments, e.problem.no_arguments,
-                    &e.problem, max_steps};
+  SkeletonInputs in{&e.tileir.program,      &e.tileir,  e.problem.grid, e.problem.arguments,
+                    e.problem.no_arguments, &e.problem, max_steps};
   e.skeleton = evaluate_skeleton(in);
   return e;
 }
@@ -67,14 +67,13 @@ LaunchArgument number(std::int64_t n) {
 // A loop from 0 to the value `expression` computes (its last result %x),
 // without locations: the trips of the one loop of the listing.
 double trips_of(const std::string& expression, std::vector<LaunchArgument> args = {}) {
-  std::string text =
-      "entry @k(%arg0: tile<i32>, %arg1: tile<i32>) optimization_hints=<default = {}> {\n" + expression +
-      "  %zero = constant <i32: 0> : tile<i32>\n"
-      "  %one = constant <i32: 1> : tile<i32>\n"
-      "  for %i in (%zero to %x, step %one) : tile<i32> {\n"
-      "  }\n"
-      "  return\n"
-      "}\n";
+  std::string text = "entry @k(%arg0: tile<i32>, %arg1: tile<i32>) optimization_hints=<default = {}> {\n" + expression +
+                     "  %zero = constant <i32: 0> : tile<i32>\n"
+                     "  %one = constant <i32: 1> : tile<i32>\n"
+                     "  for %i in (%zero to %x, step %one) : tile<i32> {\n"
+                     "  }\n"
+                     "  return\n"
+                     "}\n";
   Skeleton s = evaluate_text(text, std::move(args));
   BOOST_REQUIRE(s.loops.size() == 1u);
   return s.loops[0].trips();
@@ -165,7 +164,7 @@ BOOST_AUTO_TEST_CASE(split_k_differs_along_y) {
     BOOST_TEST(s.varying_dims == std::vector<int>{1});
     BOOST_TEST(s.evaluated_blocks == 4);  // one per part: x does not decide
     BOOST_TEST(s.classes.size() == 2u);
-    BOOST_TEST(s.classes[static_cast<std::size_t>(s.class_of(3 * 8))].trips(0) == 3);  // (0, 3)
+    BOOST_TEST(s.classes[static_cast<std::size_t>(s.class_of(3 * 8))].trips(0) == 3);      // (0, 3)
     BOOST_TEST(s.classes[static_cast<std::size_t>(s.class_of(7 + 2 * 8))].trips(0) == 4);  // (7, 2)
     BOOST_TEST(s.classes[static_cast<std::size_t>(s.class_of(3 * 8))].blocks == 8);
   }
@@ -187,9 +186,10 @@ BOOST_AUTO_TEST_CASE(a_stale_declaration_is_the_configurations_error) {
   BOOST_TEST(loop_at(s, 38).source == CountSource::kAssumed);
   BOOST_TEST(loop_at(s, 38).trips() == 16);
   BOOST_REQUIRE(s.notes.size() == 1u);
-  BOOST_TEST(s.notes[0] == "the trips of the loop at skeleton.py:38 are neither computed nor declared (data-dependent: "
-                           "it comes from memory (load_view_tko at skeleton.py:37)): taken as 16; declare them in the "
-                           "problem's trips");
+  BOOST_TEST(s.notes[0] ==
+             "the trips of the loop at skeleton.py:38 are neither computed nor declared (data-dependent: "
+             "it comes from memory (load_view_tko at skeleton.py:37)): taken as 16; declare them in the "
+             "problem's trips");
 }
 
 BOOST_AUTO_TEST_CASE(without_arguments_the_loops_say_why) {
@@ -218,7 +218,8 @@ BOOST_AUTO_TEST_CASE(integer_semantics_are_cuTiles) {
   BOOST_TEST(trips_of("  %n = divi %arg0, %arg1 signed : tile<i32>\n  %x = negi %n : tile<i32>\n",
                       {number(-7), number(2)}) == 3);
   BOOST_TEST(trips_of("  %n = divi %arg0, %arg1 signed rounding<negative_inf> : tile<i32>\n"
-                      "  %x = negi %n : tile<i32>\n", {number(-7), number(2)}) == 4);
+                      "  %x = negi %n : tile<i32>\n",
+                      {number(-7), number(2)}) == 4);
   BOOST_TEST(trips_of("  %r = remi %arg0, %arg1 signed : tile<i32>\n  %x = negi %r : tile<i32>\n",
                       {number(-7), number(2)}) == 1);
   BOOST_TEST(trips_of("  %s = shri %arg0, %arg1 signed : tile<i32>\n  %x = negi %s : tile<i32>\n",
@@ -228,18 +229,22 @@ BOOST_AUTO_TEST_CASE(integer_semantics_are_cuTiles) {
                       {number(-1), number(3)}) == 6);
   BOOST_TEST(trips_of("  %c = cmpi less_than %arg0, %arg1, unsigned : tile<i32> -> tile<i1>\n"
                       "  %t = constant <i32: 9> : tile<i32>\n  %f = constant <i32: 2> : tile<i32>\n"
-                      "  %x = select %c, %t, %f : tile<i1>, tile<i32>\n", {number(-1), number(3)}) == 2);
+                      "  %x = select %c, %t, %f : tile<i1>, tile<i32>\n",
+                      {number(-1), number(3)}) == 2);
   // Wrapped to the type: 2^31 - 1 + 1 is negative, no trips.
   BOOST_TEST(trips_of("  %x = addi %arg0, %arg1 : tile<i32>\n", {number(2147483647), number(1)}) == 0);
   // i64 does not wrap there; a truncation to i16 does.
-  BOOST_TEST(trips_of("  %w = exti %arg0 signed : tile<i32> -> tile<i64>\n  %v = exti %arg1 signed : tile<i32> -> tile<i64>\n"
-                      "  %s = addi %w, %v : tile<i64>\n  %t = trunci %s : tile<i64> -> tile<i16>\n"
-                      "  %x = exti %t signed : tile<i16> -> tile<i32>\n", {number(65535), number(3)}) == 2);
+  BOOST_TEST(
+      trips_of("  %w = exti %arg0 signed : tile<i32> -> tile<i64>\n  %v = exti %arg1 signed : tile<i32> -> tile<i64>\n"
+               "  %s = addi %w, %v : tile<i64>\n  %t = trunci %s : tile<i64> -> tile<i16>\n"
+               "  %x = exti %t signed : tile<i16> -> tile<i32>\n",
+               {number(65535), number(3)}) == 2);
   // A division by zero is not computed; the loop is assumed and says why.
-  std::string zero = "entry @k(%arg0: tile<i32>) optimization_hints=<default = {}> {\n"
-                     "  %z = constant <i32: 0> : tile<i32>\n  %x = divi %arg0, %z signed : tile<i32>\n"
-                     "  %one = constant <i32: 1> : tile<i32>\n"
-                     "  for %i in (%z to %x, step %one) : tile<i32> {\n  }\n  return\n}\n";
+  std::string zero =
+      "entry @k(%arg0: tile<i32>) optimization_hints=<default = {}> {\n"
+      "  %z = constant <i32: 0> : tile<i32>\n  %x = divi %arg0, %z signed : tile<i32>\n"
+      "  %one = constant <i32: 1> : tile<i32>\n"
+      "  for %i in (%z to %x, step %one) : tile<i32> {\n  }\n  return\n}\n";
   Skeleton s = evaluate_text(zero, {number(4)});
   BOOST_TEST(s.loops[0].source == CountSource::kAssumed);
   BOOST_TEST(s.loops[0].unknown == "a division by zero (divi at t.tileir:3)");
@@ -251,24 +256,31 @@ BOOST_AUTO_TEST_CASE(scalar_floats_are_rounded_to_their_type) {
   f.is_float = true;
   f.real = 0.25;
   // 0.25 x 10 = 2.5: ftoi rounds toward zero, ceil up.
-  std::string head = "entry @k(%arg0: tile<f32>) optimization_hints=<default = {}> {\n"
-                     "  %k = constant <f32: 1.000000e+01> : tile<f32>\n  %p = mulf %arg0, %k : tile<f32>\n";
-  std::string tail = "  %z = constant <i32: 0> : tile<i32>\n  %one = constant <i32: 1> : tile<i32>\n"
-                     "  for %i in (%z to %x, step %one) : tile<i32> {\n  }\n  return\n}\n";
-  BOOST_TEST(evaluate_text(head + "  %x = ftoi %p signed : tile<f32> -> tile<i32>\n" + tail, {f}).loops[0].trips() == 2);
-  BOOST_TEST(evaluate_text(head + "  %c = ceil %p : tile<f32>\n  %x = ftoi %c signed : tile<f32> -> tile<i32>\n" + tail,
-                           {f}).loops[0].trips() == 3);
+  std::string head =
+      "entry @k(%arg0: tile<f32>) optimization_hints=<default = {}> {\n"
+      "  %k = constant <f32: 1.000000e+01> : tile<f32>\n  %p = mulf %arg0, %k : tile<f32>\n";
+  std::string tail =
+      "  %z = constant <i32: 0> : tile<i32>\n  %one = constant <i32: 1> : tile<i32>\n"
+      "  for %i in (%z to %x, step %one) : tile<i32> {\n  }\n  return\n}\n";
+  BOOST_TEST(evaluate_text(head + "  %x = ftoi %p signed : tile<f32> -> tile<i32>\n" + tail, {f}).loops[0].trips() ==
+             2);
+  BOOST_TEST(
+      evaluate_text(head + "  %c = ceil %p : tile<f32>\n  %x = ftoi %c signed : tile<f32> -> tile<i32>\n" + tail, {f})
+          .loops[0]
+          .trips() == 3);
   // 2^24 + 1 has no f32: it rounds to 2^24 on the way through.
-  BOOST_TEST(trips_of("  %f = itof %arg0 signed : tile<i32> -> tile<f32>\n  %x = ftoi %f signed : tile<f32> -> tile<i32>\n",
-                      {number(16777217), number(0)}) == 16777216);
+  BOOST_TEST(
+      trips_of("  %f = itof %arg0 signed : tile<i32> -> tile<f32>\n  %x = ftoi %f signed : tile<f32> -> tile<i32>\n",
+               {number(16777217), number(0)}) == 16777216);
 }
 
 BOOST_AUTO_TEST_CASE(grid_dimensions_no_decision_reads_are_not_iterated) {
   // A loop over the argument alone: one block evaluated for a grid of 10^6.
-  std::string text = "entry @k(%arg0: tile<i32>) optimization_hints=<default = {}> {\n"
-                     "  %bx, %by, %bz = get_tile_block_id : tile<i32>\n"
-                     "  %z = constant <i32: 0> : tile<i32>\n  %one = constant <i32: 1> : tile<i32>\n"
-                     "  for %i in (%z to %arg0, step %one) : tile<i32> {\n  }\n  return\n}\n";
+  std::string text =
+      "entry @k(%arg0: tile<i32>) optimization_hints=<default = {}> {\n"
+      "  %bx, %by, %bz = get_tile_block_id : tile<i32>\n"
+      "  %z = constant <i32: 0> : tile<i32>\n  %one = constant <i32: 1> : tile<i32>\n"
+      "  for %i in (%z to %arg0, step %one) : tile<i32> {\n  }\n  return\n}\n";
   TileIrStats stats = parse_tileir(text, "t.tileir");
   SkeletonInputs in{&stats.program, &stats, {1000, 1000}, {number(12)}, "", nullptr};
   Skeleton s = evaluate_skeleton(in);

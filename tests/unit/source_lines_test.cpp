@@ -79,7 +79,8 @@ struct Source {
     std::ofstream(path) << "def k(x):\n"
                            "    y = ct.exp(x)   \r\n"
                            "\n"
-                           "    " + std::string(130, 'z') + "\n";
+                           "    " +
+                               std::string(130, 'z') + "\n";
   }
 };
 
@@ -88,8 +89,7 @@ struct Source {
 BOOST_AUTO_TEST_CASE(line_texts_read_trimmed_lines_from_the_sources) {
   Source s;
   Texts paths{{"k.py", s.path.string()}};
-  auto texts = line_texts(Counts{{"k.py:2", 1}, {"k.py:3", 1}, {"k.py:4", 1}, {"k.py:9", 1}, {"other.py:1", 1}},
-                          paths);
+  auto texts = line_texts(Counts{{"k.py:2", 1}, {"k.py:3", 1}, {"k.py:4", 1}, {"k.py:9", 1}, {"other.py:1", 1}}, paths);
   BOOST_TEST(texts.size() == 2u);  // a blank line, a line past the end and an unknown file give none
   BOOST_TEST(texts.at("k.py:2") == "y = ct.exp(x)");
   BOOST_TEST(texts.at("k.py:4") == std::string(117, 'z') + "...");

@@ -118,11 +118,10 @@ BOOST_AUTO_TEST_CASE(an_include_without_its_stage_is_located) {
   std::size_t line = copy.append("gate/compare.cpp", "#include \"metrics.h\"");
   std::size_t line2 = copy.append("gate/compare.cpp", "#include \"nostage/x.h\"");
   auto errors = stage_errors(copy.root, stages());
-  BOOST_TEST(errors == (std::vector<std::string>{
-                           "gate/compare.cpp:" + std::to_string(line) +
-                               ": include \"metrics.h\" names no stage (\"stage/unit.h\")",
-                           "gate/compare.cpp:" + std::to_string(line2) +
-                               ": include \"nostage/x.h\" names no stage (\"stage/unit.h\")"}),
+  BOOST_TEST(errors == (std::vector<std::string>{"gate/compare.cpp:" + std::to_string(line) +
+                                                     ": include \"metrics.h\" names no stage (\"stage/unit.h\")",
+                                                 "gate/compare.cpp:" + std::to_string(line2) +
+                                                     ": include \"nostage/x.h\" names no stage (\"stage/unit.h\")"}),
              boost::test_tools::per_element());
 }
 

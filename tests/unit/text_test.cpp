@@ -110,9 +110,8 @@ BOOST_AUTO_TEST_CASE(write_file_atomic_removes_a_dead_writers_temporary) {
 BOOST_AUTO_TEST_CASE(read_file_names_the_file_it_cannot_read) {
   testing::TempFolder f("text");
   std::string missing = (f.root / "missing.json").string();
-  BOOST_CHECK_EXCEPTION(read_file(missing), Error, [&](const Error& e) {
-    return format_error(e).find(missing) != std::string::npos;
-  });
+  BOOST_CHECK_EXCEPTION(read_file(missing), Error,
+                        [&](const Error& e) { return format_error(e).find(missing) != std::string::npos; });
   BOOST_CHECK_EXCEPTION(read_file(f.root.string()), InputError, [&](const InputError& e) {
     return format_error(e) == "tileperf: error: " + f.root.string() + ": is a directory, not a file\n";
   });

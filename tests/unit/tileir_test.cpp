@@ -68,8 +68,7 @@ BOOST_AUTO_TEST_CASE(real_listing_with_reductions) {
 
 BOOST_AUTO_TEST_CASE(truncated_listing) {
   std::string cut = first_lines(fixture("softmax.f16_1024.tileir"), 40);
-  BOOST_TEST(error_of_tileir(cut) ==
-             "tileperf: error: t.tileir:40: TileIR is truncated: 1 region(s) not closed\n");
+  BOOST_TEST(error_of_tileir(cut) == "tileperf: error: t.tileir:40: TileIR is truncated: 1 region(s) not closed\n");
 }
 
 BOOST_AUTO_TEST_CASE(malformed_listing) {
@@ -77,21 +76,19 @@ BOOST_AUTO_TEST_CASE(malformed_listing) {
              "tileperf: error: t.tileir:1: operation outside an entry\n  %0 = make_token : token\n");
   std::string bad = kLoop;
   bad.insert(bad.find("  return"), "  @@@ nonsense\n");
-  BOOST_TEST(error_of_tileir(bad) ==
-             "tileperf: error: t.tileir:14: unrecognized line in TileIR\n  @@@ nonsense\n");
-  BOOST_TEST(error_of_tileir(kLoop + "}\n") ==
-             "tileperf: error: t.tileir:16: '}' closes no region\n}\n");
+  BOOST_TEST(error_of_tileir(bad) == "tileperf: error: t.tileir:14: unrecognized line in TileIR\n  @@@ nonsense\n");
+  BOOST_TEST(error_of_tileir(kLoop + "}\n") == "tileperf: error: t.tileir:16: '}' closes no region\n}\n");
   BOOST_TEST(error_of_tileir("") == "tileperf: error: t.tileir: no entry in TileIR\n");
 }
 
 BOOST_AUTO_TEST_CASE(real_listing_with_loops_and_a_token_chain) {
   auto stats = parse_tileir(fixture("persistent_matmul.bf16_128x128x64.tileir"), "pm.tileir");
-  BOOST_TEST(stats.ops.at("for") == 2);      // the persistent loop and the K loop
+  BOOST_TEST(stats.ops.at("for") == 2);  // the persistent loop and the K loop
   BOOST_TEST(stats.ops.at("mmaf") == 1);
   BOOST_TEST(stats.ops.at("load_view_tko") == 2);
   BOOST_TEST(stats.ops.at("store_view_tko") == 1);
   BOOST_TEST(stats.token_ordered == 3);
-  BOOST_TEST(stats.token_chained == 1);      // the store follows the previous tile's store
+  BOOST_TEST(stats.token_chained == 1);  // the store follows the previous tile's store
 }
 
 BOOST_AUTO_TEST_CASE(with_locations_each_memory_operation_has_its_bytes_line_and_loops) {

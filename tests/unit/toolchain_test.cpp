@@ -14,9 +14,7 @@ using namespace tileperf;
 
 namespace {
 
-std::string captured(const std::string& name) {
-  return read_file(std::string(TILEPERF_FIXTURES) + "/13.5.37/" + name);
-}
+std::string captured(const std::string& name) { return read_file(std::string(TILEPERF_FIXTURES) + "/13.5.37/" + name); }
 
 }  // namespace
 
@@ -37,18 +35,19 @@ BOOST_AUTO_TEST_CASE(a_banner_without_a_version_is_a_tool_error) {
 
 BOOST_AUTO_TEST_CASE(the_architectures_are_the_gpu_name_values) {
   auto archs = parse_architectures(captured("tileiras.help.txt"));
-  std::vector<std::string> expected = {"sm_80", "sm_86", "sm_87",  "sm_88",  "sm_89",  "sm_90",
+  std::vector<std::string> expected = {"sm_80",  "sm_86",  "sm_87",  "sm_88",  "sm_89",  "sm_90",
                                        "sm_100", "sm_103", "sm_107", "sm_110", "sm_120", "sm_121"};
   BOOST_TEST(archs == expected, boost::test_tools::per_element());
   BOOST_TEST(parse_architectures("").empty());
   // Values of another option, and lines after the list, are not architectures.
-  BOOST_TEST((parse_architectures("  --other=<v>\n    =sm_1 - x\n  --gpu-name=<v>\n    =sm_90a  - a\n  -O3\n    =sm_7 - y\n") ==
-              std::vector<std::string>{"sm_90a"}));
+  BOOST_TEST((
+      parse_architectures("  --other=<v>\n    =sm_1 - x\n  --gpu-name=<v>\n    =sm_90a  - a\n  -O3\n    =sm_7 - y\n") ==
+      std::vector<std::string>{"sm_90a"}));
 }
 
 BOOST_AUTO_TEST_CASE(the_flags_are_cutiles_with_the_remarks_added) {
   BOOST_TEST((tileiras_flags("sm_120") == std::vector<std::string>{"--gpu-name", "sm_120", "-O3", "--lineinfo",
-                                                                    "--remark-format=yaml", "--remarks=all"}));
+                                                                   "--remark-format=yaml", "--remarks=all"}));
 }
 
 BOOST_AUTO_TEST_CASE(the_disassemblers_ship_beside_their_tools) {

@@ -66,7 +66,7 @@ BOOST_AUTO_TEST_CASE(every_kind_has_a_row) {
 BOOST_AUTO_TEST_CASE(what_is_no_file_of_the_rule_is_refused) {
   BOOST_TEST(!parse_relative_path("softmax/bf16_2048.sm_90.cubin", true));  // not a baseline
   BOOST_TEST(!parse_relative_path("softmax/bf16_2048.sm_90.json", false));  // not a work file
-  BOOST_TEST(!parse_relative_path("softmax/bf16_2048.sm90.cubin", false));   // no architecture
+  BOOST_TEST(!parse_relative_path("softmax/bf16_2048.sm90.cubin", false));  // no architecture
   BOOST_TEST(!parse_relative_path("soft-max/bf16.sm_90.cubin", false));     // kernel name
   BOOST_TEST(!parse_relative_path("a/softmax/bf16.sm_90.cubin", false));    // too deep
   BOOST_TEST(!parse_relative_path("bf16.sm_90.cubin", false));              // no kernel folder

@@ -28,8 +28,8 @@ BlockSchedule closed_form(int sms, std::int64_t resident, std::int64_t blocks, c
   s.cycles = full * wave(static_cast<double>(resident), w) + wave(last_per_sm, w);
   // The last wave: r SMs run q + 1 blocks, the others q.
   double q = std::floor(last / static_cast<double>(sms)), r = last - q * static_cast<double>(sms);
-  double busy = full * static_cast<double>(sms) * wave(static_cast<double>(resident), w) +
-                r * wave(q + 1, w) + (static_cast<double>(sms) - r) * (q > 0 ? wave(q, w) : 0.0);
+  double busy = full * static_cast<double>(sms) * wave(static_cast<double>(resident), w) + r * wave(q + 1, w) +
+                (static_cast<double>(sms) - r) * (q > 0 ? wave(q, w) : 0.0);
   s.idle = s.cycles > 0 ? std::clamp(1 - busy / (static_cast<double>(sms) * s.cycles), 0.0, 1.0) : 0;
   double total = full * slots * wave(static_cast<double>(resident), w) + r * (q + 1) * wave(q + 1, w) +
                  (static_cast<double>(sms) - r) * q * wave(q, w);
@@ -47,9 +47,9 @@ struct Resident {
 
 struct Sm {
   std::vector<Resident> blocks;
-  double updated = 0;   // the time its blocks' work was last advanced to
-  double busy = 0;      // time with at least one block
-  std::int64_t ran = 0; // blocks started
+  double updated = 0;    // the time its blocks' work was last advanced to
+  double busy = 0;       // time with at least one block
+  std::int64_t ran = 0;  // blocks started
   std::uint64_t version = 0;
 };
 
@@ -57,8 +57,13 @@ class Simulation {
  public:
   Simulation(int sms, std::int64_t resident, std::int64_t blocks, const std::function<int(std::int64_t)>& class_of,
              const std::vector<BlockWork>& classes, int buckets, double horizon)
-      : sms_(static_cast<std::size_t>(sms)), resident_(resident), blocks_(blocks), class_of_(class_of),
-        classes_(classes), buckets_(buckets), horizon_(horizon) {
+      : sms_(static_cast<std::size_t>(sms)),
+        resident_(resident),
+        blocks_(blocks),
+        class_of_(class_of),
+        classes_(classes),
+        buckets_(buckets),
+        horizon_(horizon) {
     if (buckets_ > 0) occupancy_.assign(sms_.size(), std::vector<double>(static_cast<std::size_t>(buckets_), 0));
     by_free_.resize(static_cast<std::size_t>(resident + 1));
     for (std::size_t s = 0; s < sms_.size(); ++s) by_free_[static_cast<std::size_t>(resident)].insert(s);
@@ -200,8 +205,8 @@ class Simulation {
         latency = std::min(latency, b.latency_end);
       }
     }
-    double next = std::min(working ? sm.updated + least * static_cast<double>(working) : INFINITY,
-                           std::max(latency, sm.updated));
+    double next =
+        std::min(working ? sm.updated + least * static_cast<double>(working) : INFINITY, std::max(latency, sm.updated));
     events_.push({next, {static_cast<std::int64_t>(s), sm.version}});
   }
 
@@ -223,8 +228,8 @@ class Simulation {
 }  // namespace
 
 BlockSchedule schedule_blocks(int sms, std::int64_t resident, std::int64_t blocks,
-                              const std::function<int(std::int64_t)>& class_of,
-                              const std::vector<BlockWork>& classes, int buckets) {
+                              const std::function<int(std::int64_t)>& class_of, const std::vector<BlockWork>& classes,
+                              int buckets) {
   sms = std::max(sms, 1);
   resident = std::max<std::int64_t>(resident, 1);
   blocks = std::max<std::int64_t>(blocks, 1);
@@ -237,7 +242,8 @@ BlockSchedule schedule_blocks(int sms, std::int64_t resident, std::int64_t block
   }
   // A first run gives the horizon the picture's buckets divide.
   BlockSchedule s = Simulation(sms, resident, blocks, class_of, classes, 0, 0).run();
-  if (buckets > 0) s.occupancy = Simulation(sms, resident, blocks, class_of, classes, buckets, s.cycles).run().occupancy;
+  if (buckets > 0)
+    s.occupancy = Simulation(sms, resident, blocks, class_of, classes, buckets, s.cycles).run().occupancy;
   return s;
 }
 

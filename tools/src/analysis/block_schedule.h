@@ -24,19 +24,19 @@ struct BlockWork {
 };
 
 struct BlockSchedule {
-  double cycles = 0;           // until the last block ends
-  std::int64_t waves = 0;      // the most blocks one SM ran, over its resident slots (rounded up)
-  double idle = 0;             // share of the SMs' time with no block resident, 0..1
+  double cycles = 0;             // until the last block ends
+  std::int64_t waves = 0;        // the most blocks one SM ran, over its resident slots (rounded up)
+  double idle = 0;               // share of the SMs' time with no block resident, 0..1
   double slowest = 0, mean = 0;  // the blocks' times from start to end
   // SM occupancy over time: for each SM, the mean resident blocks in each of
   // `buckets` equal parts of the launch (empty when not asked for).
   std::vector<std::vector<float>> occupancy;
-  bool simulated = false;      // false: every block alike, the closed form
+  bool simulated = false;  // false: every block alike, the closed form
 };
 
 // `class_of(b)` names the class of block b (0 .. classes.size()-1).
 BlockSchedule schedule_blocks(int sms, std::int64_t resident, std::int64_t blocks,
-                              const std::function<int(std::int64_t)>& class_of,
-                              const std::vector<BlockWork>& classes, int buckets = 0);
+                              const std::function<int(std::int64_t)>& class_of, const std::vector<BlockWork>& classes,
+                              int buckets = 0);
 
 }  // namespace tileperf

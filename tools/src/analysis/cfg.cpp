@@ -13,8 +13,7 @@ namespace {
 using Index = std::size_t;
 
 // Instruction index of an address inside the function's code, if any.
-std::optional<Index> index_of(const std::vector<SassInstruction>& insns, Index count,
-                              std::uint64_t address) {
+std::optional<Index> index_of(const std::vector<SassInstruction>& insns, Index count, std::uint64_t address) {
   auto end = insns.begin() + static_cast<std::ptrdiff_t>(count);
   auto it = std::lower_bound(insns.begin(), end, address,
                              [](const SassInstruction& i, std::uint64_t a) { return i.address < a; });
@@ -23,13 +22,9 @@ std::optional<Index> index_of(const std::vector<SassInstruction>& insns, Index c
 }
 
 // What control flow an instruction really has: @!PT never runs.
-Flow effective_flow(const SassInstruction& insn) {
-  return never_executes(insn) ? Flow::kNone : flow(insn);
-}
+Flow effective_flow(const SassInstruction& insn) { return never_executes(insn) ? Flow::kNone : flow(insn); }
 
-bool ends_block(Flow f) {
-  return f == Flow::kBranch || f == Flow::kIndirect || f == Flow::kReturn || f == Flow::kExit;
-}
+bool ends_block(Flow f) { return f == Flow::kBranch || f == Flow::kIndirect || f == Flow::kReturn || f == Flow::kExit; }
 
 std::set<Index> find_leaders(const SassFunction& fn, Index count, std::set<Index>& call_targets) {
   std::set<Index> leaders{0};
@@ -252,9 +247,7 @@ void mark_cold(FunctionGraph& g) {
 
 }  // namespace
 
-bool Loop::contains(std::size_t block) const {
-  return std::binary_search(blocks.begin(), blocks.end(), block);
-}
+bool Loop::contains(std::size_t block) const { return std::binary_search(blocks.begin(), blocks.end(), block); }
 
 bool FunctionGraph::dominates(std::size_t a, std::size_t b) const {
   if (!blocks[b].reachable) return false;

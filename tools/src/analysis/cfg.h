@@ -30,12 +30,12 @@ struct BasicBlock {
 };
 
 struct Loop {
-  std::size_t header = 0;              // block index
-  std::vector<std::size_t> blocks;     // sorted block indices, header included
-  std::vector<std::size_t> latches;    // sources of the back edges
-  int parent = -1;                     // index in FunctionGraph::loops, -1: outermost
+  std::size_t header = 0;            // block index
+  std::vector<std::size_t> blocks;   // sorted block indices, header included
+  std::vector<std::size_t> latches;  // sources of the back edges
+  int parent = -1;                   // index in FunctionGraph::loops, -1: outermost
   std::vector<std::size_t> children;
-  int depth = 1;                       // 1 for an outermost loop
+  int depth = 1;  // 1 for an outermost loop
   // A retry loop of a barrier wait: it polls (SYNCS.PHASECHK, NANOSLEEP,
   // YIELD) and does no other work (no arithmetic, memory access or MMA).
   bool spin = false;
@@ -51,21 +51,17 @@ struct Loop {
 struct FunctionGraph {
   const SassFunction* function = nullptr;
   std::vector<BasicBlock> blocks;
-  std::vector<std::size_t> entries;    // the function's entry and each call target (blocks)
-  std::vector<int> idom;               // immediate dominator per block; -1: entry or unreachable
-  std::vector<Loop> loops;             // sorted by header address
-  std::vector<int> innermost_loop;     // per block: innermost loop containing it, -1: none
+  std::vector<std::size_t> entries;         // the function's entry and each call target (blocks)
+  std::vector<int> idom;                    // immediate dominator per block; -1: entry or unreachable
+  std::vector<Loop> loops;                  // sorted by header address
+  std::vector<int> innermost_loop;          // per block: innermost loop containing it, -1: none
   std::size_t backward_non_loop_edges = 0;  // retreating edges whose target does not dominate
   // Per block: executed only after a retry loop of a barrier wait failed its
   // first try (inside such a loop, or reached only from such blocks).
   std::vector<bool> cold;
 
-  const SassInstruction& instruction(std::size_t index) const {
-    return function->instructions[index];
-  }
-  std::uint64_t block_address(std::size_t block) const {
-    return instruction(blocks[block].begin).address;
-  }
+  const SassInstruction& instruction(std::size_t index) const { return function->instructions[index]; }
+  std::uint64_t block_address(std::size_t block) const { return instruction(blocks[block].begin).address; }
   std::uint64_t block_end_address(std::size_t block) const {  // address of the last instruction
     return instruction(blocks[block].end - 1).address;
   }

@@ -42,8 +42,7 @@ bool ControlDependences::collect(const IrRegion& r, int parent) {
       loop_of_op_[static_cast<Index>(index)] = self;
       loops_.push_back(std::move(l));
     }
-    bool content = is_loop(op) || is_memory(op) || op.name == "continue" || op.name == "break" ||
-                   op.name == "return";
+    bool content = is_loop(op) || is_memory(op) || op.name == "continue" || op.name == "break" || op.name == "return";
     if (op.name == "yield") {
       for (int v : op.operands) content = content || p_.values[static_cast<Index>(v)].type != IrType::kOther;
     }

@@ -81,25 +81,39 @@ double CostModel::cycles(const SassInstruction& insn) const {
   const std::string& op = insn.opcode;
   const ArchRates& r = *rates_;
   switch (op_class(op)) {
-    case OpClass::kFp32: return alu(r.fp32, kWarpLanes);
-    case OpClass::kFp16: return alu(r.fp16, 2 * kWarpLanes);
-    case OpClass::kFp32x2: return alu(r.fp32, 2 * kWarpLanes);
-    case OpClass::kFp64: return alu(r.fp64, kWarpLanes);
-    case OpClass::kMufu: return alu(r.mufu, kWarpLanes);
-    case OpClass::kInteger: return alu(r.integer, kWarpLanes);
-    case OpClass::kBitCount: return alu(r.bitcount, kWarpLanes);
-    case OpClass::kConvert: return alu(r.convert, kWarpLanes);
-    case OpClass::kConvert64: return alu(r.convert64, kWarpLanes);
-    case OpClass::kPack: return alu(r.pack, kWarpLanes);
-    case OpClass::kShuffle: return alu(r.shuffle, kWarpLanes);
-    case OpClass::kTensor: return tensor(op);
+    case OpClass::kFp32:
+      return alu(r.fp32, kWarpLanes);
+    case OpClass::kFp16:
+      return alu(r.fp16, 2 * kWarpLanes);
+    case OpClass::kFp32x2:
+      return alu(r.fp32, 2 * kWarpLanes);
+    case OpClass::kFp64:
+      return alu(r.fp64, kWarpLanes);
+    case OpClass::kMufu:
+      return alu(r.mufu, kWarpLanes);
+    case OpClass::kInteger:
+      return alu(r.integer, kWarpLanes);
+    case OpClass::kBitCount:
+      return alu(r.bitcount, kWarpLanes);
+    case OpClass::kConvert:
+      return alu(r.convert, kWarpLanes);
+    case OpClass::kConvert64:
+      return alu(r.convert64, kWarpLanes);
+    case OpClass::kPack:
+      return alu(r.pack, kWarpLanes);
+    case OpClass::kShuffle:
+      return alu(r.shuffle, kWarpLanes);
+    case OpClass::kTensor:
+      return tensor(op);
     case OpClass::kLoad:
-    case OpClass::kStore: return memory(op);
+    case OpClass::kStore:
+      return memory(op);
     case OpClass::kAsyncCopy:
     case OpClass::kBarrier:
     case OpClass::kUniform:
     case OpClass::kControl:
-    case OpClass::kOther: return kIssueCycles;
+    case OpClass::kOther:
+      return kIssueCycles;
   }
   return kIssueCycles;
 }

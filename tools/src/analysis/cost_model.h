@@ -23,13 +23,13 @@
 namespace tileperf {
 
 struct ArchRates {
-  std::string_view arch;   // the table's row, e.g. "sm_90"
+  std::string_view arch;  // the table's row, e.g. "sm_90"
   // Results per clock per SM, as CUDA's arithmetic-instruction throughput
   // table gives them.
   double fp32, fp16, fp64, mufu, integer, bitcount, convert, convert64, pack, shuffle;
-  double tensor_macs;      // dense fp16/bf16 multiply-accumulates per clock per SM
-  double fp64_tensor_macs; // DMMA multiply-accumulates per clock per SM
-  double l1_bytes;         // load/store bytes per clock per SM
+  double tensor_macs;       // dense fp16/bf16 multiply-accumulates per clock per SM
+  double fp64_tensor_macs;  // DMMA multiply-accumulates per clock per SM
+  double l1_bytes;          // load/store bytes per clock per SM
 };
 
 class CostModel {

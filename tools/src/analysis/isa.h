@@ -14,34 +14,34 @@
 namespace tileperf {
 
 enum class Flow {
-  kNone,       // falls through to the next instruction
-  kBranch,     // BRA, JMP: to a known target, or also falls through when predicated
-  kIndirect,   // BRX, JMX: target in a register, unknown statically
-  kCall,       // CALL: runs a subroutine, then falls through
-  kReturn,     // RET: leaves the subroutine
-  kExit,       // EXIT, KILL: ends the thread (falls through when predicated)
+  kNone,      // falls through to the next instruction
+  kBranch,    // BRA, JMP: to a known target, or also falls through when predicated
+  kIndirect,  // BRX, JMX: target in a register, unknown statically
+  kCall,      // CALL: runs a subroutine, then falls through
+  kReturn,    // RET: leaves the subroutine
+  kExit,      // EXIT, KILL: ends the thread (falls through when predicated)
 };
 
 enum class OpClass {
-  kFp32,        // FADD, FMUL, FFMA, FMNMX, FSETP, ...
-  kFp16,        // HADD2, HMUL2, HFMA2, ... (two fp16 values per register)
-  kFp32x2,      // FADD2, FMUL2, FFMA2: two fp32 operations per lane
-  kFp64,        // DADD, DMUL, DFMA, DSETP, ...
-  kMufu,        // MUFU.*: special function unit
-  kInteger,     // IADD3, IMAD, LOP3, SHF, ISETP, MOV, SEL, PRMT, ...
-  kBitCount,    // POPC, FLO, BREV: quarter-rate integer
-  kConvert,     // F2F, F2I, I2F, FRND: type conversions
-  kConvert64,   // a conversion from or to a 64-bit type
-  kPack,        // F2FP, I2FP: packing conversions on the full-rate path
-  kShuffle,     // SHFL
-  kTensor,      // HMMA, HGMMA, IMMA, DMMA, UTC*MMA, ...: tensor cores
-  kLoad,        // LDG, LDS, LD, LDL, LDSM, LDC, ATOM, ...
-  kStore,       // STG, STS, ST, STL, STSM, RED
-  kAsyncCopy,   // UTMALDG, UTMASTG, UBLKCP, LDGSTS, ...: copies the hardware runs by itself
-  kBarrier,     // BAR, SYNCS, MEMBAR, FENCE, DEPBAR, ...
-  kUniform,     // U*: the uniform datapath (one value per warp)
-  kControl,     // branches, calls, EXIT, BSSY/BSYNC, NOP, S2R, ...
-  kOther,       // an opcode the tables do not know: costed as one issue slot
+  kFp32,       // FADD, FMUL, FFMA, FMNMX, FSETP, ...
+  kFp16,       // HADD2, HMUL2, HFMA2, ... (two fp16 values per register)
+  kFp32x2,     // FADD2, FMUL2, FFMA2: two fp32 operations per lane
+  kFp64,       // DADD, DMUL, DFMA, DSETP, ...
+  kMufu,       // MUFU.*: special function unit
+  kInteger,    // IADD3, IMAD, LOP3, SHF, ISETP, MOV, SEL, PRMT, ...
+  kBitCount,   // POPC, FLO, BREV: quarter-rate integer
+  kConvert,    // F2F, F2I, I2F, FRND: type conversions
+  kConvert64,  // a conversion from or to a 64-bit type
+  kPack,       // F2FP, I2FP: packing conversions on the full-rate path
+  kShuffle,    // SHFL
+  kTensor,     // HMMA, HGMMA, IMMA, DMMA, UTC*MMA, ...: tensor cores
+  kLoad,       // LDG, LDS, LD, LDL, LDSM, LDC, ATOM, ...
+  kStore,      // STG, STS, ST, STL, STSM, RED
+  kAsyncCopy,  // UTMALDG, UTMASTG, UBLKCP, LDGSTS, ...: copies the hardware runs by itself
+  kBarrier,    // BAR, SYNCS, MEMBAR, FENCE, DEPBAR, ...
+  kUniform,    // U*: the uniform datapath (one value per warp)
+  kControl,    // branches, calls, EXIT, BSSY/BSYNC, NOP, S2R, ...
+  kOther,      // an opcode the tables do not know: costed as one issue slot
 };
 
 const char* op_class_name(OpClass c);

@@ -78,21 +78,77 @@ Latencies blackwell_latencies(double mma_scale) {
 
 const std::vector<ArchSpec>& table() {
   static const std::vector<ArchSpec> rows = {
-      {"sm_90", "NVIDIA H200 SXM", "measured on the lent H200 (tools/bench/h200_calibration.json)", 132, 1.98,
-       4578, 4252, 3979, 8717, 65536, 2048, 32, 233472, 1024, 262144, 482, 5.4, 79, 1441, 1, hopper_latencies()},
-      {"sm_100", "NVIDIA B200", "derived: B200 datasheet (148 SMs, 1.965 GHz, 8 TB/s, 2.25 PFLOP/s fp16) x the H200's measured fractions",
-       148, 1.965, 7630, 7090, 6630, 9690, 65536, 2048, 32, 233472, 1024, 262144, 482, 5.4, 79, 2940, 1,
+      {"sm_90",
+       "NVIDIA H200 SXM",
+       "measured on the lent H200 (tools/bench/h200_calibration.json)",
+       132,
+       1.98,
+       4578,
+       4252,
+       3979,
+       8717,
+       65536,
+       2048,
+       32,
+       233472,
+       1024,
+       262144,
+       482,
+       5.4,
+       79,
+       1441,
+       1,
+       hopper_latencies()},
+      {"sm_100",
+       "NVIDIA B200",
+       "derived: B200 datasheet (148 SMs, 1.965 GHz, 8 TB/s, 2.25 PFLOP/s fp16) x the H200's measured fractions",
+       148,
+       1.965,
+       7630,
+       7090,
+       6630,
+       9690,
+       65536,
+       2048,
+       32,
+       233472,
+       1024,
+       262144,
+       482,
+       5.4,
+       79,
+       2940,
+       1,
        blackwell_latencies(2.0)},
-      {"sm_120", "NVIDIA RTX PRO 6000 Blackwell", "derived: RTX PRO 6000 datasheet (188 SMs, 2.617 GHz, 1.79 TB/s, 504 TFLOP/s fp16) x the H200's measured fractions",
-       188, 2.617, 1708, 1586, 1484, 16500, 65536, 1536, 32, 102400, 1024, 131072, 482, 5.4, 79, 390, 1,
+      {"sm_120",
+       "NVIDIA RTX PRO 6000 Blackwell",
+       "derived: RTX PRO 6000 datasheet (188 SMs, 2.617 GHz, 1.79 TB/s, 504 TFLOP/s fp16) x the H200's measured "
+       "fractions",
+       188,
+       2.617,
+       1708,
+       1586,
+       1484,
+       16500,
+       65536,
+       1536,
+       32,
+       102400,
+       1024,
+       131072,
+       482,
+       5.4,
+       79,
+       390,
+       1,
        blackwell_latencies(0.25)},
   };
   return rows;
 }
 
-constexpr double kRegisterUnit = 256;   // registers per warp are allocated in units of 256
-constexpr double kSchedulers = 4;       // warp instructions issued per clock per SM
-constexpr double kL1Bytes = 128;        // L1/shared bytes per clock per SM
+constexpr double kRegisterUnit = 256;  // registers per warp are allocated in units of 256
+constexpr double kSchedulers = 4;      // warp instructions issued per clock per SM
+constexpr double kL1Bytes = 128;       // L1/shared bytes per clock per SM
 
 // Cycles of one warp instruction on its pipe, per SM.
 void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t macs_hint, double weight,
@@ -105,25 +161,47 @@ void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t
     // Two datapaths: the FMA pipe (FFMA, FMUL, FADD, HFMA2 at the FP32
     // rate; IMAD at the integer rate: ptxas moves integer adds there too)
     // and the ALU pipe (IADD3, LOP3, SHF, ISETP, MOV, ... at the integer rate).
-    case OpClass::kFp32: add("fma", kWarpLanes / r.fp32); break;
-    case OpClass::kFp32x2: add("fma", 2 * kWarpLanes / r.fp32); break;
-    case OpClass::kFp16: add("fma", 2 * kWarpLanes / r.fp16); break;
-    case OpClass::kPack: add("alu", kWarpLanes / r.pack); break;
-    case OpClass::kInteger: add(base_opcode(op) == "IMAD" ? "fma" : "alu", kWarpLanes / r.integer); break;
-    case OpClass::kBitCount: add("mufu", kWarpLanes / r.bitcount); break;
-    case OpClass::kFp64: add("fp64", kWarpLanes / r.fp64); break;
-    case OpClass::kMufu: add("mufu", kWarpLanes / r.mufu); break;
-    case OpClass::kConvert: add("mufu", kWarpLanes / r.convert); break;
-    case OpClass::kConvert64: add("fp64", kWarpLanes / r.convert64); break;
-    case OpClass::kShuffle: add("lsu", kWarpLanes / r.shuffle); break;
+    case OpClass::kFp32:
+      add("fma", kWarpLanes / r.fp32);
+      break;
+    case OpClass::kFp32x2:
+      add("fma", 2 * kWarpLanes / r.fp32);
+      break;
+    case OpClass::kFp16:
+      add("fma", 2 * kWarpLanes / r.fp16);
+      break;
+    case OpClass::kPack:
+      add("alu", kWarpLanes / r.pack);
+      break;
+    case OpClass::kInteger:
+      add(base_opcode(op) == "IMAD" ? "fma" : "alu", kWarpLanes / r.integer);
+      break;
+    case OpClass::kBitCount:
+      add("mufu", kWarpLanes / r.bitcount);
+      break;
+    case OpClass::kFp64:
+      add("fp64", kWarpLanes / r.fp64);
+      break;
+    case OpClass::kMufu:
+      add("mufu", kWarpLanes / r.mufu);
+      break;
+    case OpClass::kConvert:
+      add("mufu", kWarpLanes / r.convert);
+      break;
+    case OpClass::kConvert64:
+      add("fp64", kWarpLanes / r.convert64);
+      break;
+    case OpClass::kShuffle:
+      add("lsu", kWarpLanes / r.shuffle);
+      break;
     case OpClass::kTensor: {
       double macs = static_cast<double>(mma_shape_macs(op));
       if (macs == 0) macs = static_cast<double>(macs_hint);
       std::string_view base = base_opcode(op);
       // A warpgroup MMA is one product issued by each of its four warps.
       if (base.size() > 3 && base.substr(base.size() - 4) == "GMMA") macs /= 4;
-      pipes["tensor_macs"] += weight * macs * (has_modifier(op, "TF32") ? 2 : 1) /
-                              ((base[0] == 'I' || base[0] == 'Q') ? 2 : 1);
+      pipes["tensor_macs"] +=
+          weight * macs * (has_modifier(op, "TF32") ? 2 : 1) / ((base[0] == 'I' || base[0] == 'Q') ? 2 : 1);
       break;
     }
     case OpClass::kLoad:
@@ -133,7 +211,8 @@ void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t
       add("lsu", std::max(1.0, kWarpLanes * access_bytes(op) / kL1Bytes));
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -206,10 +285,12 @@ void sass_traffic(const std::vector<FunctionFlow>& flows, LaunchEstimate& e, dou
 
 void occupancy(const LaunchInputs& in, LaunchEstimate& e) {
   const ArchSpec& s = *e.spec;
-  double regs_per_warp = std::ceil(static_cast<double>(std::max<std::int64_t>(in.registers, 1)) * kWarpLanes /
-                                   kRegisterUnit) * kRegisterUnit;
+  double regs_per_warp =
+      std::ceil(static_cast<double>(std::max<std::int64_t>(in.registers, 1)) * kWarpLanes / kRegisterUnit) *
+      kRegisterUnit;
   std::map<std::string, std::int64_t> limits = {
-      {"registers", static_cast<std::int64_t>(static_cast<double>(s.registers) / (regs_per_warp * static_cast<double>(e.warps)))},
+      {"registers",
+       static_cast<std::int64_t>(static_cast<double>(s.registers) / (regs_per_warp * static_cast<double>(e.warps)))},
       // tileiras places a kernel's shared memory after the 1 KB the system
       // reserves per block (its base is 0x400), so SHARED counts it already.
       {"shared", s.shared / std::max(in.shared_bytes, s.reserved_shared)},
@@ -224,8 +305,8 @@ void occupancy(const LaunchInputs& in, LaunchEstimate& e) {
     }
   }
   if (e.resident < 1) {
-    e.notes.push_back(fmt::format("the block does not fit an SM of {} ({} limits it): taken as one per SM",
-                                  s.arch, e.occupancy_limit));
+    e.notes.push_back(fmt::format("the block does not fit an SM of {} ({} limits it): taken as one per SM", s.arch,
+                                  e.occupancy_limit));
     e.resident = 1;
   }
 }
@@ -401,20 +482,22 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   // through its bandwidth.
   Latencies latency = e.spec->latency;
   for (const auto& [name, value] : in.latency_overrides) set_latency(latency, name, value);
-  double l1 = static_cast<double>(e.spec->l1_and_shared -
-                                  e.resident * std::max(in.shared_bytes, e.spec->reserved_shared));
+  double l1 =
+      static_cast<double>(e.spec->l1_and_shared - e.resident * std::max(in.shared_bytes, e.spec->reserved_shared));
   double frames = static_cast<double>(in.spill_bytes * e.threads * e.resident);
   bool spills_to_l2 = in.spill_bytes > 0 && frames > l1;
   if (!in.latency_overrides.count("local")) latency.local = spills_to_l2 ? e.spec->l2_latency : latency.shared;
   if (spills_to_l2) {
-    e.notes.push_back(fmt::format("{} bytes of spills per thread: {:.0f} KB for {} resident CTA(s) do not fit the "
-                                  "{:.0f} KB of L1 beside their shared memory: spills come from L2",
-                                  in.spill_bytes, frames / 1024, e.resident, std::max(0.0, l1) / 1024));
+    e.notes.push_back(
+        fmt::format("{} bytes of spills per thread: {:.0f} KB for {} resident CTA(s) do not fit the "
+                    "{:.0f} KB of L1 beside their shared memory: spills come from L2",
+                    in.spill_bytes, frames / 1024, e.resident, std::max(0.0, l1) / 1024));
   }
   bool from_tileir = in.tileir && !in.tileir->memory.empty();
   if (!from_tileir) {
-    e.notes.push_back("no TileIR: memory traffic from the SASS's global loads and stores only (TMA copies not "
-                      "counted)");
+    e.notes.push_back(
+        "no TileIR: memory traffic from the SASS's global loads and stores only (TMA copies not "
+        "counted)");
   }
   const Skeleton* sk = in.skeleton && in.skeleton->evaluated && !in.skeleton->classes.empty() ? in.skeleton : nullptr;
   auto per_block = block_pipes(in, *in.flows);
@@ -546,7 +629,8 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   e.l2_bytes = loads + stores + spills;
   e.floor_bytes = in.problem ? static_cast<double>(in.problem->floor_bytes) : 0;
   e.dram_bytes = e.floor_bytes > 0 ? std::min(e.l2_bytes, e.floor_bytes) : e.l2_bytes;
-  if (in.problem && !in.problem->floor_unknown.empty()) e.notes.push_back("no floor on the bytes: " + in.problem->floor_unknown);
+  if (in.problem && !in.problem->floor_unknown.empty())
+    e.notes.push_back("no floor on the bytes: " + in.problem->floor_unknown);
   combine(e);
   return e;
 }
@@ -570,13 +654,20 @@ nlohmann::json occupancy_json(const LaunchEstimate& e, std::size_t rows) {
     for (std::size_t c = 0; c < e.occupancy[first].size(); ++c) {
       double sum = 0;
       for (std::size_t s = first; s < last; ++s) sum += e.occupancy[s][c];
-      double pct = 100 * sum / static_cast<double>(last - first) / static_cast<double>(std::max<std::int64_t>(e.resident, 1));
+      double pct =
+          100 * sum / static_cast<double>(last - first) / static_cast<double>(std::max<std::int64_t>(e.resident, 1));
       row.push_back(std::lround(std::clamp(pct, 0.0, 100.0)));
     }
     out.push_back(std::move(row));
   }
-  return {{"sms", sms}, {"sms_per_row", per_row}, {"resident", e.resident}, {"waves_us", e.waves_us},
-          {"imbalance", e.imbalance}, {"idle_pct", std::lround(100 * e.idle)}, {"classes", e.classes}, {"rows", out}};
+  return {{"sms", sms},
+          {"sms_per_row", per_row},
+          {"resident", e.resident},
+          {"waves_us", e.waves_us},
+          {"imbalance", e.imbalance},
+          {"idle_pct", std::lround(100 * e.idle)},
+          {"classes", e.classes},
+          {"rows", out}};
 }
 
 double loop_overlap(const LoopTimeline& loop) {
@@ -650,8 +741,8 @@ constexpr double kUnevenIdle = 0.1;
 std::string describe(double total_us, const std::string& limit, std::int64_t resident, const std::string& by,
                      std::int64_t waves, double dram_us, double l2_us, double imbalance, double idle) {
   auto pct = [&](double us) { return total_us > 0 ? static_cast<int>(std::lround(100 * us / total_us)) : 0; };
-  std::string out = fmt::format("est. {}, {}: {} block(s)/SM ({}), {} wave(s), DRAM {}% busy, L2 {}%", format_us(total_us),
-                                limit_text(limit), resident, by, waves, pct(dram_us), pct(l2_us));
+  std::string out = fmt::format("est. {}, {}: {} block(s)/SM ({}), {} wave(s), DRAM {}% busy, L2 {}%",
+                                format_us(total_us), limit_text(limit), resident, by, waves, pct(dram_us), pct(l2_us));
   if (imbalance >= kUnevenImbalance) out += fmt::format(", blocks uneven: the slowest {:.2f}x the mean", imbalance);
   if (idle >= kUnevenIdle) out += fmt::format(", SMs {}% idle", static_cast<int>(std::lround(100 * idle)));
   return out;
@@ -673,10 +764,11 @@ std::string describe_launch(const std::map<std::string, std::int64_t>& m) {
     auto it = m.lower_bound(prefix);
     return it != m.end() && it->first.rfind(prefix, 0) == 0 ? it->first.substr(prefix.size()) : std::string("?");
   };
-  return describe(static_cast<double>(get("cost.time_ns")) / 1e3, named("cost.limit."), get("launch.blocks_per_sm"),
-                  named("launch.occupancy_limit."), get("launch.waves"),
-                  static_cast<double>(get("cost.term.dram_ns")) / 1e3, static_cast<double>(get("cost.term.l2_ns")) / 1e3,
-                  static_cast<double>(get("launch.imbalance_pct", 100)) / 100, static_cast<double>(get("launch.idle_pct")) / 100);
+  return describe(
+      static_cast<double>(get("cost.time_ns")) / 1e3, named("cost.limit."), get("launch.blocks_per_sm"),
+      named("launch.occupancy_limit."), get("launch.waves"), static_cast<double>(get("cost.term.dram_ns")) / 1e3,
+      static_cast<double>(get("cost.term.l2_ns")) / 1e3, static_cast<double>(get("launch.imbalance_pct", 100)) / 100,
+      static_cast<double>(get("launch.idle_pct")) / 100);
 }
 
 }  // namespace tileperf

@@ -47,14 +47,14 @@ struct ArchSpec {
   int sms = 0;
   double clock_ghz = 0;
   double dram_read_gbs = 0, dram_write_gbs = 0, dram_copy_gbs = 0, l2_gbs = 0;
-  std::int64_t registers = 0, max_threads = 0, max_blocks = 0;   // per SM
-  std::int64_t shared = 0, reserved_shared = 0;                   // bytes per SM, reserved per block
-  std::int64_t l1_and_shared = 0;                                 // bytes of the SM's unified L1 and shared memory
-  double l2_latency = 0;                                          // cycles: where spills go when L1 cannot hold them
-  double launch_us = 0;          // an empty launch between CUDA events
-  double dispatch_ns = 0;        // what each block costs its SM to start
-  double tensor_macs = 0;        // dense fp16 MACs per clock per SM, as a large GEMM achieves them
-  double lsu_per_clock = 0;      // warp memory instructions per clock per SM
+  std::int64_t registers = 0, max_threads = 0, max_blocks = 0;  // per SM
+  std::int64_t shared = 0, reserved_shared = 0;                 // bytes per SM, reserved per block
+  std::int64_t l1_and_shared = 0;                               // bytes of the SM's unified L1 and shared memory
+  double l2_latency = 0;                                        // cycles: where spills go when L1 cannot hold them
+  double launch_us = 0;                                         // an empty launch between CUDA events
+  double dispatch_ns = 0;                                       // what each block costs its SM to start
+  double tensor_macs = 0;    // dense fp16 MACs per clock per SM, as a large GEMM achieves them
+  double lsu_per_clock = 0;  // warp memory instructions per clock per SM
   Latencies latency;
 };
 
@@ -68,12 +68,12 @@ struct LaunchInputs {
   const std::vector<FunctionFlow>* flows = nullptr;
   const LoopAnalysis* loops = nullptr;
   const LineTable* lines = nullptr;
-  const TileIrStats* tileir = nullptr;   // null: bytes from the SASS loads and stores
-  const Problem* problem = nullptr;      // null: one block
-  const Skeleton* skeleton = nullptr;    // the blocks' counts (skeleton.h); null: every block the mean block
+  const TileIrStats* tileir = nullptr;  // null: bytes from the SASS loads and stores
+  const Problem* problem = nullptr;     // null: one block
+  const Skeleton* skeleton = nullptr;   // the blocks' counts (skeleton.h); null: every block the mean block
   KernelAttributes attributes;
   std::int64_t registers = 0, shared_bytes = 0;
-  std::int64_t spill_bytes = 0;          // per thread: local memory and stack frame
+  std::int64_t spill_bytes = 0;  // per thread: local memory and stack frame
   std::int64_t tensor_macs_hint = 0;
   bool keep_events = false;  // keep every loop's replay in the estimate (the main loop's is always made)
   // Latencies set by name over the architecture's (tileperf loops --latency):
@@ -84,24 +84,24 @@ struct LaunchInputs {
 struct LaunchEstimate {
   const ArchSpec* spec = nullptr;
   std::int64_t threads = 0, warps = 0, cluster = 1, blocks = 1, ctas = 1;
-  std::int64_t resident = 0;             // CTAs per SM
-  std::string occupancy_limit;           // registers, shared, threads, blocks
-  std::int64_t waves = 0;                // of the schedule: the most blocks one SM ran, over its slots
-  std::int64_t classes = 1;              // classes of blocks with counts of their own
-  double imbalance = 1;                  // the slowest block's time over the mean block's
-  double launch_cost = 0;                // with classes: the cost model's cycles of all blocks (cost.launch)
-  double idle = 0;                       // share of the SMs' time with no block, 0..1
+  std::int64_t resident = 0;                  // CTAs per SM
+  std::string occupancy_limit;                // registers, shared, threads, blocks
+  std::int64_t waves = 0;                     // of the schedule: the most blocks one SM ran, over its slots
+  std::int64_t classes = 1;                   // classes of blocks with counts of their own
+  double imbalance = 1;                       // the slowest block's time over the mean block's
+  double launch_cost = 0;                     // with classes: the cost model's cycles of all blocks (cost.launch)
+  double idle = 0;                            // share of the SMs' time with no block, 0..1
   std::vector<std::vector<float>> occupancy;  // per SM, mean resident blocks over the launch (with keep_events)
   double tile_load_bytes = 0, tile_store_bytes = 0;  // per block (grid block, a cluster's tile)
   double l2_bytes = 0, dram_bytes = 0, floor_bytes = 0;
-  double spill_traffic = 0;              // local-memory bytes per CTA that go to L2 (0 when L1 holds the spills)
-  std::map<std::string, double> pipes;   // cycles per CTA on each pipe
+  double spill_traffic = 0;             // local-memory bytes per CTA that go to L2 (0 when L1 holds the spills)
+  std::map<std::string, double> pipes;  // cycles per CTA on each pipe
   std::string busiest_pipe;
-  double throughput_cycles = 0;          // per CTA: the busiest pipe
-  double latency_cycles = 0;             // per CTA alone on an SM
+  double throughput_cycles = 0;  // per CTA: the busiest pipe
+  double latency_cycles = 0;     // per CTA alone on an SM
   double waves_us = 0, dram_us = 0, l2_us = 0, launch_us = 0, total_us = 0;
   double latency_bound_us = 0, throughput_bound_us = 0;  // the waves with one term alone
-  std::string limit;                     // latency, dram, l2, launch, or the busiest pipe
+  std::string limit;                                     // latency, dram, l2, launch, or the busiest pipe
   // Of the main loop's memory latency in one steady iteration (global loads
   // and copies its warps issue, from issue to done), the part not waited
   // for: 1 when loads overlap the loop's work, near 0 for load, wait,

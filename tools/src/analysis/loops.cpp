@@ -19,9 +19,7 @@ namespace {
 
 using Index = std::size_t;
 
-bool same_file(const std::string& a, const std::string& b) {
-  return a == b || file_name(a) == file_name(b);
-}
+bool same_file(const std::string& a, const std::string& b) { return a == b || file_name(a) == file_name(b); }
 
 std::vector<Index> instructions_of(const FunctionGraph& g, const std::vector<Index>& blocks) {
   std::vector<Index> out;
@@ -42,8 +40,8 @@ const std::vector<TripDeclaration>* trips_of(const LoopOptions& o) {
 // edges (the branches closing the loop) come from; else the declaration
 // whose lines hold the most of the loop's own instructions; else the
 // assumption.
-void assign_trips(LoopInfo& info, const FunctionGraph& g, const Loop& loop,
-                  const std::vector<Index>& own, const LoopOptions& o) {
+void assign_trips(LoopInfo& info, const FunctionGraph& g, const Loop& loop, const std::vector<Index>& own,
+                  const LoopOptions& o) {
   info.trips = static_cast<double>(kAssumedTrips);
   info.trips_from = "assumed";
   const auto* trips = trips_of(o);
@@ -94,7 +92,8 @@ void assign_groups(std::vector<LoopInfo>& loops, std::size_t first, const std::v
       if (d.group == group) sources.push_back(&d);
     }
     if (sources.size() < 2) continue;
-    std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) { return loops[a].begin < loops[b].begin; });
+    std::sort(members.begin(), members.end(),
+              [&](std::size_t a, std::size_t b) { return loops[a].begin < loops[b].begin; });
     std::sort(sources.begin(), sources.end(), [](auto* a, auto* b) { return a->ordinal < b->ordinal; });
     for (std::size_t k = 0; k < members.size(); ++k) {
       LoopInfo& l = loops[members[k]];
@@ -116,8 +115,7 @@ void assign_groups(std::vector<LoopInfo>& loops, std::size_t first, const std::v
 }
 
 // The source lines of a body: the range within its most frequent file.
-std::optional<LineRange> body_lines(const FunctionGraph& g, const std::vector<Index>& insns,
-                                    const LineTable* table) {
+std::optional<LineRange> body_lines(const FunctionGraph& g, const std::vector<Index>& insns, const LineTable* table) {
   if (!table) return std::nullopt;
   std::map<std::string, std::vector<int>> by_file;
   for (Index i : insns) {
@@ -140,8 +138,7 @@ std::optional<LineRange> body_lines(const FunctionGraph& g, const std::vector<In
 
 class FunctionAnalysis {
  public:
-  FunctionAnalysis(const SassFunction& fn, const CostModel& model, const LoopOptions& o,
-                   LoopAnalysis& report)
+  FunctionAnalysis(const SassFunction& fn, const CostModel& model, const LoopOptions& o, LoopAnalysis& report)
       : g_(build_graph(fn)), model_(model), o_(o), report_(report) {
     warps_ = o.warps > 0 ? warp_masks(g_, o.warps) : std::vector<WarpMask>(g_.blocks.size(), 1);
   }
@@ -212,8 +209,8 @@ class FunctionAnalysis {
       if (entry) {
         c += routine_cost(*entry);
       } else {
-        note(fmt::format("{}: call at {:#06x} to an address outside the function is not costed",
-                         g_.function->name, insn.address));
+        note(fmt::format("{}: call at {:#06x} to an address outside the function is not costed", g_.function->name,
+                         insn.address));
       }
     }
     return c;
@@ -334,8 +331,7 @@ class FunctionAnalysis {
   double routine_cost(Index entry) {
     if (auto it = routine_costs_.find(entry); it != routine_costs_.end()) return it->second;
     if (!in_progress_.insert(entry).second) {
-      note(fmt::format("{}: recursive call to {:#06x} is costed once", g_.function->name,
-                       g_.block_address(entry)));
+      note(fmt::format("{}: recursive call to {:#06x} is costed once", g_.function->name, g_.block_address(entry)));
       return 0;
     }
     double total = 0;
@@ -390,10 +386,9 @@ void note_unmatched_trips(LoopAnalysis& report, const LoopOptions& o) {
     bool used = std::any_of(report.loops.begin(), report.loops.end(),
                             [&](const LoopInfo& l) { return l.trips_from == decl.key; });
     if (!used) {
-      report.notes.push_back(fmt::format(
-          "declared trips of loop '{}' ({} lines {}) match no compiled loop{}", decl.key,
-          file_name(decl.file), fmt::join(decl.lines, ","),
-          o.lines && !o.lines->empty() ? "" : " (the cubin has no line table)"));
+      report.notes.push_back(fmt::format("declared trips of loop '{}' ({} lines {}) match no compiled loop{}", decl.key,
+                                         file_name(decl.file), fmt::join(decl.lines, ","),
+                                         o.lines && !o.lines->empty() ? "" : " (the cubin has no line table)"));
     }
   }
 }
@@ -403,16 +398,14 @@ void note_unmatched_trips(LoopAnalysis& report, const LoopOptions& o) {
 bool declares(const TripDeclaration& decl, const std::string& file, int line,
               const std::vector<std::pair<std::string, int>>& calls) {
   auto at_call = [&](const std::pair<std::string, int>& site) {
-    return std::any_of(calls.begin(), calls.end(), [&](const auto& c) {
-      return c.second == site.second && same_file(c.first, site.first);
-    });
+    return std::any_of(calls.begin(), calls.end(),
+                       [&](const auto& c) { return c.second == site.second && same_file(c.first, site.first); });
   };
   return same_file(file, decl.file) && std::find(decl.lines.begin(), decl.lines.end(), line) != decl.lines.end() &&
          (decl.calls.empty() || std::any_of(decl.calls.begin(), decl.calls.end(), at_call));
 }
 
-LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& options,
-                         std::vector<FunctionFlow>* flows) {
+LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& options, std::vector<FunctionFlow>* flows) {
   LoopAnalysis report;
   report.arch = listing.arch;
   CostModel model(listing.arch, options.tensor_macs_hint);
@@ -429,10 +422,10 @@ LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& option
   // No count is taken silently.
   for (const auto& l : report.loops) {
     if (l.spin || l.trips_from != "assumed") continue;
-    report.notes.push_back(fmt::format(
-        "compiled loop {}{} takes no counted or declared loop of the kernel{}: taken to run {} times", loop_name(l),
-        l.lines ? " (" + format_lines(*l.lines) + ")" : "",
-        options.computed ? "" : " (no TileIR to count its loops, and no declaration)", kAssumedTrips));
+    report.notes.push_back(
+        fmt::format("compiled loop {}{} takes no counted or declared loop of the kernel{}: taken to run {} times",
+                    loop_name(l), l.lines ? " (" + format_lines(*l.lines) + ")" : "",
+                    options.computed ? "" : " (no TileIR to count its loops, and no declaration)", kAssumedTrips));
   }
   return report;
 }
@@ -552,13 +545,12 @@ int producer_loop(const LoopAnalysis& r) {
 }
 
 std::string trips_text(double trips) {
-  if (std::fabs(trips - std::round(trips)) < 1e-9) return fmt::format("{}", static_cast<std::int64_t>(std::llround(trips)));
+  if (std::fabs(trips - std::round(trips)) < 1e-9)
+    return fmt::format("{}", static_cast<std::int64_t>(std::llround(trips)));
   return fmt::format("{:.2f}", trips);
 }
 
-std::string loop_name(const LoopInfo& l) {
-  return fmt::format("{:#06x}-{:#06x}", l.begin, l.end);
-}
+std::string loop_name(const LoopInfo& l) { return fmt::format("{:#06x}-{:#06x}", l.begin, l.end); }
 
 std::string format_lines(const LineRange& lines) {
   std::string name = file_name(lines.file);

@@ -47,8 +47,8 @@ struct TripDeclaration {
   // share a group, numbered in program order, so that the compiled loops
   // of a location take their counts in address order.
   int group = -1, ordinal = 0;
-  int source = -1;         // the computed loop (Skeleton::loops) it comes from
-  double executions = 0;   // ... and how often that loop runs in the launch
+  int source = -1;        // the computed loop (Skeleton::loops) it comes from
+  double executions = 0;  // ... and how often that loop runs in the launch
 };
 
 // Whether `decl` names the source line `line` (of an instruction), inlined
@@ -94,36 +94,36 @@ struct LoopInfo {
   std::uint64_t begin = 0, end = 0;  // header address, last address of its hot (not cold) blocks
   int parent = -1;                   // index in LoopAnalysis::loops
   int depth = 1;
-  bool spin = false;                 // retry loop: of a barrier wait, or of a register allocation
-  bool allocation_retry = false;     // ... of a register allocation (runs once, not cold)
-  double trips = 0;                  // per execution of the loop (a mean over executions and blocks)
-  std::string trips_from;            // "computed", the declaration's key, or "assumed"
-  int trips_group = -1;              // the computed count's group (TripDeclaration::group)
-  std::vector<int> trips_sources;    // the computed loops it takes its count from (Skeleton::loops)
-  WarpMask warps = 0;                // the warps of a block that run its body
-  double runs = 0;                   // iterations of the body per block: trips times what runs it
-  double work = 0;                   // cost x runs x warps: what the main loop is chosen by
+  bool spin = false;               // retry loop: of a barrier wait, or of a register allocation
+  bool allocation_retry = false;   // ... of a register allocation (runs once, not cold)
+  double trips = 0;                // per execution of the loop (a mean over executions and blocks)
+  std::string trips_from;          // "computed", the declaration's key, or "assumed"
+  int trips_group = -1;            // the computed count's group (TripDeclaration::group)
+  std::vector<int> trips_sources;  // the computed loops it takes its count from (Skeleton::loops)
+  WarpMask warps = 0;              // the warps of a block that run its body
+  double runs = 0;                 // iterations of the body per block: trips times what runs it
+  double work = 0;                 // cost x runs x warps: what the main loop is chosen by
   // The body: blocks outside nested loops and cold paths.
   std::int64_t instructions = 0;
-  std::int64_t stall_cycles = 0;     // sum of the compiler's stall counts: loop.*.ii
-  std::int64_t waits = 0;            // instructions that wait on a scoreboard
+  std::int64_t stall_cycles = 0;  // sum of the compiler's stall counts: loop.*.ii
+  std::int64_t waits = 0;         // instructions that wait on a scoreboard
   std::int64_t mma = 0, mufu = 0, loads = 0, stores = 0, async_copies = 0, fp64 = 0;
-  double cost = 0;                   // cost model cycles of one iteration of the body
+  double cost = 0;  // cost model cycles of one iteration of the body
   std::map<std::string, std::int64_t> opcodes;
-  std::optional<LineRange> lines;    // source lines of the body, in the kernel's file
+  std::optional<LineRange> lines;  // source lines of the body, in the kernel's file
 };
 
 // The loops of one listing, analysed (report/loops_report renders it for
 // `tileperf loops`; a check keeps its main loop for the message).
 struct LoopAnalysis {
   std::string arch;
-  std::vector<LoopInfo> loops;       // by function, then address
-  int main = -1;                     // index of the main loop, -1: no loop
-  double block_cost = 0;             // cost model cycles per block (every function)
-  std::int64_t unclassified = 0;     // instructions the cost model knows no class of
+  std::vector<LoopInfo> loops;    // by function, then address
+  int main = -1;                  // index of the main loop, -1: no loop
+  double block_cost = 0;          // cost model cycles per block (every function)
+  std::int64_t unclassified = 0;  // instructions the cost model knows no class of
   std::int64_t backward_non_loop_edges = 0;
-  std::int64_t unknown_branches = 0; // blocks ending in an indirect branch
-  std::vector<std::string> notes;    // declared trips that matched no loop, ...
+  std::int64_t unknown_branches = 0;  // blocks ending in an indirect branch
+  std::vector<std::string> notes;     // declared trips that matched no loop, ...
 };
 
 struct LoopOptions {
@@ -161,7 +161,7 @@ void reweigh(const LoopAnalysis& report, FunctionFlow& flow);
 // With `flows`, also hands over each function's flow (the graphs point
 // into `listing`).
 LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& options,
-                         std::vector<FunctionFlow>* flows = nullptr);
+                           std::vector<FunctionFlow>* flows = nullptr);
 
 // loop.count, loop.spin, loop.max_depth, loop.main.* (the main loop's
 // body), loop.all.* (every loop body but the retry loops', summed: the

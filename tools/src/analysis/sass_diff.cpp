@@ -103,8 +103,8 @@ std::vector<std::string> instruction_texts(const SassFunction& f, std::size_t fi
   return out;
 }
 
-std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base,
-                                            const std::vector<std::string>& head, std::size_t max_edits) {
+std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base, const std::vector<std::string>& head,
+                                            std::size_t max_edits) {
   // Lines as numbers: equal text, equal number.
   std::unordered_map<std::string_view, int> ids;
   auto intern = [&](const std::vector<std::string>& lines) {

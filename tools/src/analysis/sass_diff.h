@@ -52,8 +52,7 @@ inline constexpr std::size_t kMaxEdits = 2000;
 // in order), or nothing when it needs more than `max_edits` deletions and
 // insertions. Time O((N + M) D) and memory O(D^2) for D edits, after the
 // common head and tail are set aside.
-std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base,
-                                            const std::vector<std::string>& head,
+std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base, const std::vector<std::string>& head,
                                             std::size_t max_edits = kMaxEdits);
 
 // Deletions and insertions of a script.

@@ -124,7 +124,7 @@ std::optional<Val> float_op(const ScalarOperation& x) {
     int bits = integer_bits(x.in_type);
     std::int64_t i = x.arg(0).i;
     return out(has_word(op.attributes, "unsigned") ? static_cast<double>(as_unsigned(i, bits))
-                                                    : static_cast<double>(as_signed(i, bits)));
+                                                   : static_cast<double>(as_signed(i, bits)));
   }
   if (n == "ftoi" && arity == 1) {
     double x = std::trunc(f(0));
@@ -166,7 +166,6 @@ std::optional<Val> float_op(const ScalarOperation& x) {
   if (n == "select" && arity == 3) return out((x.arg(0).i & 1) ? f(1) : f(2));
   return std::nullopt;
 }
-
 
 }  // namespace
 

@@ -23,13 +23,21 @@ __extension__ typedef unsigned __int128 UInt128;
 
 // Why a value is not known.
 enum class Why : std::uint8_t {
-  kNone, kMemory, kTile, kArgument, kUnsupported, kInvariant, kUndefined, kDivision, kDeclared,
+  kNone,
+  kMemory,
+  kTile,
+  kArgument,
+  kUnsupported,
+  kInvariant,
+  kUndefined,
+  kDivision,
+  kDeclared,
 };
 
 struct Val {
   enum Kind : std::uint8_t { kUnknown, kInt, kFloat, kView } kind = kUnknown;
   Why why = Why::kUndefined;
-  int origin = -1;  // the operation (or for kArgument, the argument's position) the unknown comes from
+  int origin = -1;     // the operation (or for kArgument, the argument's position) the unknown comes from
   std::int64_t i = 0;  // an integer; a view's index
   double f = 0;
 };

@@ -269,7 +269,8 @@ class Evaluator {
     const Val &lb = operand(op, 0), &ub = operand(op, 1), &st = operand(op, 2);
     if (d && d->override) return uncounted(op, l, mult, unknown(Why::kNone, index));
     for (const Val* v : {&lb, &ub, &st}) {
-      if (v->kind != Val::kInt) return uncounted(op, l, mult, v->kind == Val::kUnknown ? *v : unknown(Why::kUnsupported, index));
+      if (v->kind != Val::kInt)
+        return uncounted(op, l, mult, v->kind == Val::kUnknown ? *v : unknown(Why::kUnsupported, index));
     }
     if (st.i <= 0) return uncounted(op, l, mult, unknown(Why::kUnsupported, index));
     IrType t = p_.values[static_cast<Index>(body.arguments[0])].type;
@@ -515,7 +516,6 @@ class Evaluator {
   std::int64_t steps_ = 0;
 };
 
-
 bool loop_declared_by(const TripDeclaration& d, const SkeletonLoop& l) {
   return l.where.known() && declares(d, l.where.file, l.where.line, l.where.calls);
 }
@@ -524,10 +524,14 @@ bool loop_declared_by(const TripDeclaration& d, const SkeletonLoop& l) {
 
 std::string_view count_source_name(CountSource s) {
   switch (s) {
-    case CountSource::kComputed: return "computed";
-    case CountSource::kDeclared: return "declared";
-    case CountSource::kOverride: return "override";
-    case CountSource::kAssumed: return "assumed";
+    case CountSource::kComputed:
+      return "computed";
+    case CountSource::kDeclared:
+      return "declared";
+    case CountSource::kOverride:
+      return "override";
+    case CountSource::kAssumed:
+      return "assumed";
   }
   return "";
 }
@@ -566,8 +570,9 @@ std::vector<TripDeclaration> Skeleton::trips(int cls) const {
     const SkeletonLoop& loop = loops[l];
     if (!loop.where.known()) continue;
     TripDeclaration d;
-    d.key = loop.source == CountSource::kComputed ? "computed"
-            : loop.source == CountSource::kAssumed ? "assumed" : loop.declared_key;
+    d.key = loop.source == CountSource::kComputed  ? "computed"
+            : loop.source == CountSource::kAssumed ? "assumed"
+                                                   : loop.declared_key;
     d.file = loop.where.file;
     d.lines = {loop.where.line};
     d.calls = loop.where.calls;
@@ -622,7 +627,8 @@ Skeleton evaluate_skeleton(const SkeletonInputs& in) {
   std::vector<std::int64_t> extent;  // of each varying dimension
   std::int64_t points = 1, weight = 1;
   for (std::size_t d = 0; d < out.grid.size(); ++d) {
-    bool varies = std::find(out.varying_dims.begin(), out.varying_dims.end(), static_cast<int>(d)) != out.varying_dims.end();
+    bool varies =
+        std::find(out.varying_dims.begin(), out.varying_dims.end(), static_cast<int>(d)) != out.varying_dims.end();
     if (varies) {
       extent.push_back(out.grid[d]);
       points *= out.grid[d];
@@ -661,7 +667,8 @@ Skeleton evaluate_skeleton(const SkeletonInputs& in) {
       counts.reset(out.loops.size(), memory_ops);
       eval.run_block(id, counts);
       ++out.evaluated_blocks;
-      std::string key(reinterpret_cast<const char*>(counts.executions.data()), counts.executions.size() * sizeof(double));
+      std::string key(reinterpret_cast<const char*>(counts.executions.data()),
+                      counts.executions.size() * sizeof(double));
       key.append(reinterpret_cast<const char*>(counts.iterations.data()), counts.iterations.size() * sizeof(double));
       key.append(reinterpret_cast<const char*>(counts.memory.data()), counts.memory.size() * sizeof(double));
       auto [it, fresh] = class_ids.emplace(std::move(key), static_cast<int>(out.classes.size()));
@@ -717,9 +724,10 @@ Skeleton evaluate_skeleton(const SkeletonInputs& in) {
   }
   for (const auto& loop : out.loops) {
     if (loop.source == CountSource::kAssumed) {
-      out.notes.push_back(fmt::format("the trips of the loop at {} are neither computed nor declared ({}): taken "
-                                      "as {}; declare them in the problem's trips",
-                                      loop.name(), loop.unknown, kAssumedTrips));
+      out.notes.push_back(
+          fmt::format("the trips of the loop at {} are neither computed nor declared ({}): taken "
+                      "as {}; declare them in the problem's trips",
+                      loop.name(), loop.unknown, kAssumedTrips));
     }
   }
   return out;

@@ -46,11 +46,11 @@ namespace tileperf {
 
 struct SkeletonInputs {
   const TileIrProgram* program = nullptr;
-  const TileIrStats* stats = nullptr;            // the program's memory operations
-  std::vector<std::int64_t> grid;                // 1 to 3 dimensions
-  std::vector<LaunchArgument> arguments;         // in the entry's order; empty when none were recorded
-  std::string no_arguments;                      // why none were recorded
-  const Problem* problem = nullptr;              // declared trips and where the problem is declared
+  const TileIrStats* stats = nullptr;     // the program's memory operations
+  std::vector<std::int64_t> grid;         // 1 to 3 dimensions
+  std::vector<LaunchArgument> arguments;  // in the entry's order; empty when none were recorded
+  std::string no_arguments;               // why none were recorded
+  const Problem* problem = nullptr;       // declared trips and where the problem is declared
   std::int64_t max_steps = std::int64_t(1) << 26;
 };
 
@@ -59,24 +59,24 @@ enum class CountSource { kComputed, kDeclared, kOverride, kAssumed };
 std::string_view count_source_name(CountSource s);
 
 struct SkeletonLoop {
-  int op = -1;                // in the program
-  std::string kind;           // "for" or "loop"
+  int op = -1;       // in the program
+  std::string kind;  // "for" or "loop"
   IrLocation where;
-  int parent = -1;            // the enclosing loop, index in Skeleton::loops
-  int group = 0;              // loops of one location (file, line, call sites) share a group
-  int ordinal = 0;            // ... and are numbered in program order
+  int parent = -1;  // the enclosing loop, index in Skeleton::loops
+  int group = 0;    // loops of one location (file, line, call sites) share a group
+  int ordinal = 0;  // ... and are numbered in program order
   CountSource source = CountSource::kComputed;
-  std::string declared_key;   // the declaration that gave or overrode the count
+  std::string declared_key;  // the declaration that gave or overrode the count
   double declared = 0;
-  std::string unknown;        // why the count is not computed ("" when it is)
+  std::string unknown;  // why the count is not computed ("" when it is)
   bool data_dependent = false;
-  bool iterated = false;      // evaluated iteration by iteration (its body decides from its variables)
+  bool iterated = false;  // evaluated iteration by iteration (its body decides from its variables)
   // Over the launch: executions and iterations summed over blocks, and the
   // fewest and most iterations of one execution.
   double executions = 0, iterations = 0;
   double min_trips = 0, max_trips = 0;
   double trips() const { return executions > 0 ? iterations / executions : 0; }
-  std::string name() const;   // "attention.py:70" (with "@attention.py:73" for an inlined loop)
+  std::string name() const;  // "attention.py:70" (with "@attention.py:73" for an inlined loop)
 };
 
 // One class of blocks: their per-block counts, and how many blocks.
@@ -84,20 +84,18 @@ struct BlockClass {
   std::vector<double> executions, iterations;  // per loop
   std::vector<double> memory;                  // per TileIrStats::memory operation
   std::int64_t blocks = 0;
-  std::int64_t first_block = 0;                // the first block of the class in dispatch order
-  double trips(std::size_t loop) const {
-    return executions[loop] > 0 ? iterations[loop] / executions[loop] : 0;
-  }
+  std::int64_t first_block = 0;  // the first block of the class in dispatch order
+  double trips(std::size_t loop) const { return executions[loop] > 0 ? iterations[loop] / executions[loop] : 0; }
 };
 
 struct Skeleton {
   std::vector<SkeletonLoop> loops;
-  std::vector<BlockClass> classes;    // at least one
+  std::vector<BlockClass> classes;  // at least one
   std::vector<std::int64_t> grid;
-  std::vector<int> varying_dims;      // grid dimensions whose blocks differ (0 = x)
-  std::vector<int> class_table;       // class of each point of the varying dimensions (x fastest)
+  std::vector<int> varying_dims;  // grid dimensions whose blocks differ (0 = x)
+  std::vector<int> class_table;   // class of each point of the varying dimensions (x fastest)
   std::int64_t evaluated_blocks = 0, steps = 0;
-  bool evaluated = false;             // false: no program to run (every loop assumed)
+  bool evaluated = false;  // false: no program to run (every loop assumed)
   std::vector<std::string> notes;
 
   std::int64_t blocks() const;

@@ -36,7 +36,7 @@ struct Numbered {
 
 // Each file's counted lines in line order, with their texts.
 std::map<std::string, std::vector<Numbered>> by_file(const std::map<std::string, std::int64_t>& counts,
-                                                      const std::map<std::string, std::string>& texts) {
+                                                     const std::map<std::string, std::string>& texts) {
   std::map<std::string, std::vector<Numbered>> out;
   for (const auto& [key, n] : counts) {
     auto [file, line] = split_line(key);
@@ -61,8 +61,8 @@ void match_file(const std::vector<Numbered>& old_lines, const std::vector<Number
   std::vector<std::vector<std::uint32_t>> lcs(n + 1, std::vector<std::uint32_t>(m + 1, 0));
   for (std::size_t i = n; i-- > 0;) {
     for (std::size_t j = m; j-- > 0;) {
-      lcs[i][j] = old_lines[i].text == new_lines[j].text ? lcs[i + 1][j + 1] + 1
-                                                         : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+      lcs[i][j] =
+          old_lines[i].text == new_lines[j].text ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
     }
   }
   for (std::size_t i = 0, j = 0; i < n && j < m;) {
@@ -109,8 +109,10 @@ std::vector<LineMove> line_moves(const std::map<std::string, std::int64_t>& base
   for (auto& m : moves) {
     auto it = old_text.find(m.line);
     auto now = current_text.find(m.line);
-    if (it != old_text.end()) m.text = it->second;
-    else if (now != current_text.end()) m.text = now->second;
+    if (it != old_text.end())
+      m.text = it->second;
+    else if (now != current_text.end())
+      m.text = now->second;
   }
   return moves;
 }

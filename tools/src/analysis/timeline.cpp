@@ -19,9 +19,7 @@ using Index = std::size_t;
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
-bool is_copy_load(const std::string& op) {
-  return base_opcode(op) == "UTMALDG" || starts_with(op, "UBLKCP.S.G");
-}
+bool is_copy_load(const std::string& op) { return base_opcode(op) == "UTMALDG" || starts_with(op, "UBLKCP.S.G"); }
 
 bool is_copy_store(const std::string& op) {
   std::string_view base = base_opcode(op);
@@ -33,7 +31,9 @@ bool is_warpgroup_mma(const std::string& op) {
   return base.size() > 4 && base.substr(base.size() - 4) == "GMMA";
 }
 
-bool is_tcgen05_mma(const std::string& op) { return starts_with(op, "UTC") && base_opcode(op).find("MMA") != std::string_view::npos; }
+bool is_tcgen05_mma(const std::string& op) {
+  return starts_with(op, "UTC") && base_opcode(op).find("MMA") != std::string_view::npos;
+}
 
 // "[UR4+0x30000]" -> "0x30000"; "[UR9]" -> "0x0": an mbarrier named by its
 // offset from the shared-memory base register, the same in every warp.
@@ -83,15 +83,15 @@ struct WarpState {
   Origin sb_origin[6];
   Origin pending_origin, open_origin;
   std::map<std::string, std::deque<Origin>> own_origin;
-  double pending_loads = -1;   // completion of copies not yet tied to a barrier
-  std::string open_barrier;    // an expect-arrive that came before its copies
+  double pending_loads = -1;                      // completion of copies not yet tied to a barrier
+  std::string open_barrier;                       // an expect-arrive that came before its copies
   std::map<std::string, std::deque<double>> own;  // own signals not yet waited for
   std::map<std::string, int> waits;               // waits outside loops so far, per barrier
   std::deque<double> mma_groups;
   double tensor_free = 0, group_end = -1;
-  std::deque<double> sb0;      // committed copy groups (TMA stores, cp.async) on SB0
+  std::deque<double> sb0;  // committed copy groups (TMA stores, cp.async) on SB0
   double sb0_open = -1;
-  Signals made;                // every signal this role made
+  Signals made;  // every signal this role made
 
   void shift(double delta, double from) {
     auto move = [&](double& x) {
@@ -100,7 +100,8 @@ struct WarpState {
     move(t);
     for (double& s : sb) move(s);
     if (pending_loads >= 0) move(pending_loads);
-    for (auto& [k, q] : own) for (double& x : q) move(x);
+    for (auto& [k, q] : own)
+      for (double& x : q) move(x);
     for (double& x : mma_groups) move(x);
     move(tensor_free);
     if (group_end >= 0) move(group_end);
@@ -213,11 +214,15 @@ class RoleReplay {
         if (base == "LDS" || base == "LDSM" || base == "ATOMS" || base == "LDTM") return L.shared;
         if (base == "LDC" || base == "LDCU") return L.constant;
         return L.global_load;
-      case OpClass::kMufu: return L.mufu;
-      case OpClass::kShuffle: return L.shuffle;
+      case OpClass::kMufu:
+        return L.mufu;
+      case OpClass::kShuffle:
+        return L.shuffle;
       case OpClass::kConvert:
-      case OpClass::kConvert64: return L.convert;
-      case OpClass::kTensor: return L.register_mma;
+      case OpClass::kConvert64:
+        return L.convert;
+      case OpClass::kTensor:
+        return L.register_mma;
       case OpClass::kUniform:
         if (base == "ULDC") return L.constant;
         return L.other;
@@ -436,7 +441,8 @@ std::map<std::string, double> copy_bytes_by_line(const SassListing& listing, con
                                                  const TileIrStats& tileir) {
   std::map<std::string, double> tile_bytes;
   for (const auto& m : tileir.memory) {
-    if (m.line > 0) tile_bytes[std::filesystem::path(m.file).filename().string() + ":" + std::to_string(m.line)] += m.bytes;
+    if (m.line > 0)
+      tile_bytes[std::filesystem::path(m.file).filename().string() + ":" + std::to_string(m.line)] += m.bytes;
   }
   std::map<std::string, double> copies;
   for (const auto& fn : listing.functions) {
@@ -488,13 +494,24 @@ BlockTimeline replay_block(const TimelineInputs& in) {
 }
 
 std::vector<std::pair<std::string, double*>> latency_fields(Latencies& l) {
-  return {{"global_load", &l.global_load}, {"shared", &l.shared}, {"local", &l.local},
-          {"constant", &l.constant}, {"special_register", &l.special_register}, {"mufu", &l.mufu},
-          {"shuffle", &l.shuffle}, {"convert", &l.convert}, {"other", &l.other},
-          {"operand_read", &l.operand_read}, {"barrier", &l.barrier}, {"tma_load", &l.tma_load},
-          {"tma_load_per_kib", &l.tma_load_per_kib}, {"tma_store", &l.tma_store},
-          {"tma_store_per_kib", &l.tma_store_per_kib}, {"mma_macs_per_cycle", &l.mma_macs_per_cycle},
-          {"mma_result", &l.mma_result}, {"register_mma", &l.register_mma}};
+  return {{"global_load", &l.global_load},
+          {"shared", &l.shared},
+          {"local", &l.local},
+          {"constant", &l.constant},
+          {"special_register", &l.special_register},
+          {"mufu", &l.mufu},
+          {"shuffle", &l.shuffle},
+          {"convert", &l.convert},
+          {"other", &l.other},
+          {"operand_read", &l.operand_read},
+          {"barrier", &l.barrier},
+          {"tma_load", &l.tma_load},
+          {"tma_load_per_kib", &l.tma_load_per_kib},
+          {"tma_store", &l.tma_store},
+          {"tma_store_per_kib", &l.tma_store_per_kib},
+          {"mma_macs_per_cycle", &l.mma_macs_per_cycle},
+          {"mma_result", &l.mma_result},
+          {"register_mma", &l.register_mma}};
 }
 
 bool set_latency(Latencies& l, const std::string& name, double value) {
@@ -562,10 +579,10 @@ Window steady_window(const LoopTimeline& loop) {
 
 std::string iteration_text(const IssueEvent& e, int steady) {
   if (e.waited_on == 0) return "";
-  return e.waited_on_iteration < 0               ? "before the loop"
-         : e.waited_on_iteration == steady       ? "this iteration"
-         : e.waited_on_iteration == steady - 1   ? "the previous iteration"
-                                                 : fmt::format("iteration {}", e.waited_on_iteration);
+  return e.waited_on_iteration < 0             ? "before the loop"
+         : e.waited_on_iteration == steady     ? "this iteration"
+         : e.waited_on_iteration == steady - 1 ? "the previous iteration"
+                                               : fmt::format("iteration {}", e.waited_on_iteration);
 }
 
 }  // namespace
@@ -575,9 +592,12 @@ nlohmann::json timeline_json(const LoopTimeline& loop) {
   nlohmann::json events = nlohmann::json::array();
   for (const auto& e : loop.events) {
     if (e.iteration != w.steady) continue;
-    nlohmann::json j = {{"address", fmt::format("{:#06x}", e.address)}, {"opcode", e.opcode},
-                        {"mark", std::string(1, event_mark(e))}, {"issue", std::round(e.issue - w.t0)},
-                        {"done", std::round(e.done - w.t0)}, {"waited", std::round(e.waited)}};
+    nlohmann::json j = {{"address", fmt::format("{:#06x}", e.address)},
+                        {"opcode", e.opcode},
+                        {"mark", std::string(1, event_mark(e))},
+                        {"issue", std::round(e.issue - w.t0)},
+                        {"done", std::round(e.done - w.t0)},
+                        {"waited", std::round(e.waited)}};
     if (e.waited > 0) j["waits_for"] = e.waits_for;
     if (e.waited_on != 0) {
       j["waited_on"] = fmt::format("{:#06x}", e.waited_on);

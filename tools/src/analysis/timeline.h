@@ -66,11 +66,11 @@ struct IssueEvent {
   std::size_t instruction = 0;  // index in its function
   std::uint64_t address = 0;
   std::string opcode;
-  double issue = 0;             // cycle of issue
-  double done = 0;              // when its result or copy is complete (== issue when immediate)
-  double waited = 0;            // cycles it waited for a scoreboard, barrier or MMA before issuing
-  int iteration = 0;            // 0, 1, 2: which replay of a loop body
-  std::string waits_for;        // what it waited for ("SB2", "mbarrier 0x30000", "MMA groups", ...)
+  double issue = 0;       // cycle of issue
+  double done = 0;        // when its result or copy is complete (== issue when immediate)
+  double waited = 0;      // cycles it waited for a scoreboard, barrier or MMA before issuing
+  int iteration = 0;      // 0, 1, 2: which replay of a loop body
+  std::string waits_for;  // what it waited for ("SB2", "mbarrier 0x30000", "MMA groups", ...)
   // The instruction whose result or copy the wait was for, when the replay
   // knows it (address, and the iteration it ran in; -1 outside the loop).
   std::uint64_t waited_on = 0;
@@ -90,8 +90,8 @@ struct LoopTimeline {
 };
 
 struct BlockTimeline {
-  std::vector<RoleTime> roles;        // per warp role
-  double cycles = 0;                  // the longest role: one block's latency on an idle SM
+  std::vector<RoleTime> roles;                // per warp role
+  double cycles = 0;                          // the longest role: one block's latency on an idle SM
   std::map<std::size_t, LoopTimeline> loops;  // per loop (LoopAnalysis index), of its first role
 };
 
@@ -102,8 +102,8 @@ struct TimelineInputs {
   const LineTable* lines = nullptr;
   const TileIrStats* tileir = nullptr;  // tile bytes per source line, for the TMA copies' sizes
   Latencies latency;
-  std::int64_t tensor_macs_hint = 0;    // MACs of a tensor instruction without a shape
-  bool keep_events = false;             // record each loop's replay (the picture)
+  std::int64_t tensor_macs_hint = 0;  // MACs of a tensor instruction without a shape
+  bool keep_events = false;           // record each loop's replay (the picture)
 };
 
 BlockTimeline replay_block(const TimelineInputs& in);

@@ -52,10 +52,14 @@ std::vector<std::string> operand_list(const std::string& operands) {
 
 bool is_register(const std::string& op) {
   std::string_view s = op;
-  if (s.rfind("UR", 0) == 0) s.remove_prefix(2);
-  else if (s.rfind("UP", 0) == 0) s.remove_prefix(2);
-  else if (!s.empty() && (s[0] == 'R' || s[0] == 'P')) s.remove_prefix(1);
-  else return false;
+  if (s.rfind("UR", 0) == 0)
+    s.remove_prefix(2);
+  else if (s.rfind("UP", 0) == 0)
+    s.remove_prefix(2);
+  else if (!s.empty() && (s[0] == 'R' || s[0] == 'P'))
+    s.remove_prefix(1);
+  else
+    return false;
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_digit(c); });
 }
 
@@ -71,9 +75,9 @@ std::optional<std::int64_t> immediate(const std::string& op) {
 }
 
 std::optional<Compare> compare_of(std::string_view opcode) {
-  static const std::pair<const char*, Compare> kCompares[] = {
-      {"LT", Compare::kLt}, {"LE", Compare::kLe}, {"GT", Compare::kGt},
-      {"GE", Compare::kGe}, {"EQ", Compare::kEq}, {"NE", Compare::kNe}};
+  static const std::pair<const char*, Compare> kCompares[] = {{"LT", Compare::kLt}, {"LE", Compare::kLe},
+                                                              {"GT", Compare::kGt}, {"GE", Compare::kGe},
+                                                              {"EQ", Compare::kEq}, {"NE", Compare::kNe}};
   for (const auto& [name, c] : kCompares) {
     if (has_modifier(opcode, name)) return c;
   }
@@ -82,12 +86,18 @@ std::optional<Compare> compare_of(std::string_view opcode) {
 
 Compare negate(Compare c) {
   switch (c) {
-    case Compare::kLt: return Compare::kGe;
-    case Compare::kLe: return Compare::kGt;
-    case Compare::kGt: return Compare::kLe;
-    case Compare::kGe: return Compare::kLt;
-    case Compare::kEq: return Compare::kNe;
-    case Compare::kNe: return Compare::kEq;
+    case Compare::kLt:
+      return Compare::kGe;
+    case Compare::kLe:
+      return Compare::kGt;
+    case Compare::kGt:
+      return Compare::kLe;
+    case Compare::kGe:
+      return Compare::kLt;
+    case Compare::kEq:
+      return Compare::kNe;
+    case Compare::kNe:
+      return Compare::kEq;
   }
   return c;
 }
@@ -158,8 +168,8 @@ void transfer(Facts& f, const SassInstruction& insn) {
     if (const auto* t = known(ops[1])) value = *t;
   } else if (plain && insn.opcode == "IMAD.MOV.U32" && ops.size() == 4 && ops[1] == "RZ" && ops[2] == "RZ") {
     if (const auto* t = known(ops[3])) value = *t;
-  } else if (plain && (base == "ISETP" || base == "UISETP") && has_modifier(insn.opcode, "AND") &&
-             ops.size() == 5 && (ops[1] == "PT" || ops[1] == "UPT") && (ops[4] == "PT" || ops[4] == "UPT")) {
+  } else if (plain && (base == "ISETP" || base == "UISETP") && has_modifier(insn.opcode, "AND") && ops.size() == 5 &&
+             (ops[1] == "PT" || ops[1] == "UPT") && (ops[4] == "PT" || ops[4] == "UPT")) {
     auto c = compare_of(insn.opcode);
     auto v = immediate(ops[3]);
     if (const auto* t = known(ops[2]); t && c && v) condition = Condition{t->shift, *c, *v};
@@ -177,12 +187,24 @@ bool can_be(const Condition& c, int w, bool truth) {
   std::int64_t v = c.value;
   bool t = false, f = false;
   switch (c.compare) {
-    case Compare::kLt: t = lo < v, f = hi >= v; break;
-    case Compare::kLe: t = lo <= v, f = hi > v; break;
-    case Compare::kGt: t = hi > v, f = lo <= v; break;
-    case Compare::kGe: t = hi >= v, f = lo < v; break;
-    case Compare::kEq: t = lo <= v && v <= hi, f = !(lo == v && hi == v); break;
-    case Compare::kNe: t = !(lo == v && hi == v), f = lo <= v && v <= hi; break;
+    case Compare::kLt:
+      t = lo < v, f = hi >= v;
+      break;
+    case Compare::kLe:
+      t = lo <= v, f = hi > v;
+      break;
+    case Compare::kGt:
+      t = hi > v, f = lo <= v;
+      break;
+    case Compare::kGe:
+      t = hi >= v, f = lo < v;
+      break;
+    case Compare::kEq:
+      t = lo <= v && v <= hi, f = !(lo == v && hi == v);
+      break;
+    case Compare::kNe:
+      t = !(lo == v && hi == v), f = lo <= v && v <= hi;
+      break;
   }
   return truth ? t : f;
 }
@@ -310,8 +332,6 @@ std::string format_warps(WarpMask mask) {
   return fmt::format("{} {}", warp_count(mask) == 1 ? "warp" : "warps", fmt::join(parts, ", "));
 }
 
-std::vector<WarpMask> warp_masks(const FunctionGraph& g, int warps) {
-  return WarpFlow(g, warps).run();
-}
+std::vector<WarpMask> warp_masks(const FunctionGraph& g, int warps) { return WarpFlow(g, warps).run(); }
 
 }  // namespace tileperf

@@ -53,7 +53,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 // What one commit measured: the test's metrics, with the policies and the
 // baseline its build names.
 struct MeasuredStep {
@@ -75,13 +74,15 @@ std::string last_line(const std::string& text) {
   return lines.empty() ? "" : cut_text(lines.back(), 160);
 }
 
-
-
 // Checks out, configures, builds and runs the one test at each commit.
 class StepRunner {
  public:
   StepRunner(const BisectOptions& o, std::string worktree, std::string build, std::string cache, std::string logs)
-      : o_(o), worktree_(std::move(worktree)), build_(std::move(build)), cache_(std::move(cache)), logs_(std::move(logs)) {}
+      : o_(o),
+        worktree_(std::move(worktree)),
+        build_(std::move(build)),
+        cache_(std::move(cache)),
+        logs_(std::move(logs)) {}
 
   // At the commit the worktree has checked out.
   const StepResult& measure(const std::string& commit) {
@@ -130,13 +131,15 @@ class StepRunner {
   CheckFacts facts_of(const nlohmann::json& command) {
     std::string test = option_value(command, "--test");
     if (test.empty()) {
-      return {option_value(command, "--work-dir"), option_value(command, "--checks"), option_value(command, "--baseline")};
+      return {option_value(command, "--work-dir"), option_value(command, "--checks"),
+              option_value(command, "--baseline")};
     }
     step({"ctest", "--test-dir", build_, "-R", "^run\\.start$"});
     CheckOptions o;
     o.run_file = option_value(command, "--run-file");
     std::set<std::string> given;
-    for (auto [option, field] : {std::pair{"--work-dir", &o.work_dir}, {"--checks", &o.checks}, {"--baseline", &o.baseline}}) {
+    for (auto [option, field] :
+         {std::pair{"--work-dir", &o.work_dir}, {"--checks", &o.checks}, {"--baseline", &o.baseline}}) {
       *field = option_value(command, option);
       if (!field->empty()) given.insert(option + 2);
     }
@@ -156,7 +159,8 @@ class StepRunner {
     for (FileKind kind : {FileKind::kMetrics, FileKind::kResult}) fs::remove(prefixed_file(prefix, kind), ignored);
     auto r = step({"ctest", "--test-dir", build_, "-R", ctest_regex(o_.id), "-V", "--timeout",
                    fmt::format("{:.0f}", o_.timeout)});
-    if (!fs::exists(prefixed_file(prefix, FileKind::kMetrics))) return skip("measured nothing", r, prefixed_file(prefix, FileKind::kResult));
+    if (!fs::exists(prefixed_file(prefix, FileKind::kMetrics)))
+      return skip("measured nothing", r, prefixed_file(prefix, FileKind::kResult));
     MeasuredStep m{read_metrics(prefixed_file(prefix, FileKind::kMetrics)), facts.checks, facts.baseline,
                    r.out.find("(cached") != std::string::npos};
     return {std::move(m), ""};
@@ -209,8 +213,8 @@ class Reference {
   Reference(const BisectOptions& o, const MeasuredStep& good, const std::string& checks) : o_(o), checks_(checks) {
     if (o.metric.empty()) {
       if (!fs::exists(good.baseline)) {
-        throw UsageError("bisect: " + o.id.name() + " has no baseline at the good revision " + o.good +
-                         " (" + good.baseline + "); give --metric");
+        throw UsageError("bisect: " + o.id.name() + " has no baseline at the good revision " + o.good + " (" +
+                         good.baseline + "); give --metric");
       }
       baseline_ = read_baseline(good.baseline);
     }
@@ -252,7 +256,8 @@ WorkFolder work_folder(const BisectOptions& o) {
   std::string root = o.work;
   if (root.empty()) {
     std::string pattern = (fs::temp_directory_path() / "tileperf-bisect-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw ToolError("bisect: cannot create a folder in " + fs::temp_directory_path().string());
+    if (!::mkdtemp(pattern.data()))
+      throw ToolError("bisect: cannot create a folder in " + fs::temp_directory_path().string());
     root = pattern;
   }
   root = fs::absolute(root).lexically_normal().string();
@@ -322,20 +327,20 @@ std::string percent_text(std::int64_t before, std::int64_t now) {
   return fmt::format("{:+.1f}%", 100.0 * static_cast<double>(now - before) / std::fabs(static_cast<double>(before)));
 }
 
-void print_first(const std::string& repo, const GitCommit& c, const std::string& before_label, const MeasuredStep& before,
-                 const MeasuredStep& after, const Reference& ref, const BisectOptions& o) {
+void print_first(const std::string& repo, const GitCommit& c, const std::string& before_label,
+                 const MeasuredStep& before, const MeasuredStep& after, const Reference& ref, const BisectOptions& o) {
   fmt::print("first commit that changed the {} of {}: {} {} {}\n", ref.what(), o.id.name(), c.sha.substr(0, 12), c.date,
              c.subject);
   if (!o.metric.empty()) {
     auto was = before.metrics.get(o.metric), now = after.metrics.get(o.metric);
-    fmt::print("  {}: {} at {} -> {} ({:+}, {})\n", o.metric, was, before_label, now, now - was, percent_text(was, now));
+    fmt::print("  {}: {} at {} -> {} ({:+}, {})\n", o.metric, was, before_label, now, now - was,
+               percent_text(was, now));
   } else {
     fmt::print("  verdict: {} at {} -> {}\n", ref.describe(before.metrics), before_label, ref.describe(after.metrics));
   }
   Comparison diff = compare_metrics(before.metrics, after.metrics, ref.policy());
   fmt::print("  metrics from {} to {}:\n{}", before_label, c.sha.substr(0, 12), format_diff_table(diff.diffs));
-  auto moves = line_moves(before.metrics.lines, after.metrics.lines, before.metrics.line_text,
-                          after.metrics.line_text);
+  auto moves = line_moves(before.metrics.lines, after.metrics.lines, before.metrics.line_text, after.metrics.line_text);
   if (moves.size() > 12) moves.resize(12);
   add_line_text(repo, c.sha, moves);
   if (!moves.empty()) fmt::print("{}", format_line_moves(moves));
@@ -365,14 +370,15 @@ int report_result(const BisectResult& r, const std::string& repo, StepRunner& ru
 
 int bisect(BisectOptions o) {
   o.id = bisected_test(o.test);
-  if (!std::isfinite(o.timeout) || o.timeout <= 0) throw UsageError("bisect: --timeout must be a positive number of seconds");
+  if (!std::isfinite(o.timeout) || o.timeout <= 0)
+    throw UsageError("bisect: --timeout must be a positive number of seconds");
 
   std::string repo = git_toplevel(o.repo);
   std::string good = git_commit_of(repo, o.good), bad = git_commit_of(repo, o.bad);
   if (good == bad) throw UsageError("bisect: --good and --bad name the same commit " + good.substr(0, 12));
   WorkFolder w = work_folder(o);
-  fmt::print("bisect {} ({}): good {}, bad {}; work folder {}\n", o.id.name(),
-             o.metric.empty() ? "verdict" : o.metric, good.substr(0, 12), bad.substr(0, 12), w.root);
+  fmt::print("bisect {} ({}): good {}, bad {}; work folder {}\n", o.id.name(), o.metric.empty() ? "verdict" : o.metric,
+             good.substr(0, 12), bad.substr(0, 12), w.root);
   Worktree tree(repo, w.worktree, good, o.keep);
   StepRunner runner(o, w.worktree, w.build, w.cache, w.logs);
   const StepResult& at_good = runner.measure_at(good);
@@ -383,7 +389,8 @@ int bisect(BisectOptions o) {
   const StepResult& at_bad = runner.measure_at(bad);
   StepOutcome bad_outcome = ref.judge(at_bad);
   print_step("bad", bad, at_bad, bad_outcome);
-  if (bad_outcome.kind == StepKind::kSkipped) throw UsageError("bisect: the bad revision " + o.bad + " " + at_bad.skipped);
+  if (bad_outcome.kind == StepKind::kSkipped)
+    throw UsageError("bisect: the bad revision " + o.bad + " " + at_bad.skipped);
   if (bad_outcome.kind == StepKind::kSame) {
     fmt::print("the {} is {} at both revisions: nothing to bisect\n", ref.what(), ref.good());
     return kExitOk;

@@ -105,8 +105,8 @@ void apply_run_record(CheckOptions& o, const std::string& test, const std::set<s
   if (unset("timeout") && record->timeout > 0) o.tc.timeout_seconds = record->timeout;
   if (unset("project-dir")) o.project_dir = record->project_dir;
   if (unset("update-command") && !record->update_command.empty()) {
-    o.update_command = fmt::format("TILEPERF_FILTER='^perf\\.{}\\.{}\\.{}$' {}", o.id.kernel, o.id.config,
-                                   o.id.arch, record->update_command);
+    o.update_command = fmt::format("TILEPERF_FILTER='^perf\\.{}\\.{}\\.{}$' {}", o.id.kernel, o.id.config, o.id.arch,
+                                   record->update_command);
   }
   o.strict = o.strict || record->strict;
   o.require_run = o.require_run || record->require_run;
@@ -121,9 +121,7 @@ using Clock = std::chrono::steady_clock;
 // many tool timeouts.
 constexpr double kLockWaitTimeouts = 5;
 
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 bool update_requested() {
   const char* v = std::getenv("TILEPERF_UPDATE_BASELINES");
@@ -148,8 +146,8 @@ std::map<std::string, std::string> signature_of(const nlohmann::json& dump, cons
 
 // What the tools make of the bytecode: from the result cache when it holds
 // this compilation, else from the tools (and then stored).
-ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann::json& dump,
-                         const std::string& cubin, const std::string& remarks, TestResult& result) {
+ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann::json& dump, const std::string& cubin,
+                         const std::string& remarks, TestResult& result) {
   ResultCache cache(o.cache_dir);
   auto artifacts = artifact_paths(o.prefix());
   CacheKey key;
@@ -192,13 +190,12 @@ nlohmann::json timeline_record(const Measurement& m) {
   return record;
 }
 
-
-Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohmann::json& dump,
-                TestResult& result, CheckSeen& seen) {
+Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohmann::json& dump, TestResult& result,
+                CheckSeen& seen) {
   const auto& archs = tools.architectures;
   if (std::find(archs.begin(), archs.end(), o.id.arch) == archs.end()) {
-    throw SkipError(fmt::format("{} is not supported by {} (it knows: {})", o.id.arch,
-                                o.tc.tileiras, fmt::join(archs, " ")));
+    throw SkipError(
+        fmt::format("{} is not supported by {} (it knows: {})", o.id.arch, o.tc.tileiras, fmt::join(archs, " ")));
   }
   Metrics m;
   m.id = o.id;
@@ -217,7 +214,8 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   auto problem = problem_from_record(dump, o.dump_info);
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr, true);
   result.launch = describe_launch(measured.launch);
-  write_file_atomic(prefixed_file(o.prefix(), FileKind::kTimeline), timeline_record(measured).dump(1) + "\n", Durability::kRenamed);
+  write_file_atomic(prefixed_file(o.prefix(), FileKind::kTimeline), timeline_record(measured).dump(1) + "\n",
+                    Durability::kRenamed);
   m.values = std::move(measured.values);
   result.notes = std::move(measured.notes);
   seen.loops = std::move(measured.loops);
@@ -236,9 +234,7 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   return m;
 }
 
-bool same_toolchain(const Metrics& a, const Metrics& b) {
-  return a.toolchain == b.toolchain && a.flags == b.flags;
-}
+bool same_toolchain(const Metrics& a, const Metrics& b) { return a.toolchain == b.toolchain && a.flags == b.flags; }
 
 std::string toolchain_text(const Metrics& m) {
   std::string out;
@@ -253,8 +249,8 @@ std::string toolchain_text(const Metrics& m) {
 // Update mode: rewrite the baseline unless nothing at all changed (then the
 // file stays byte-identical). The verdicts of what moved are kept for the
 // review of the update (a toolchain bump, say): regressed, improved, ok.
-int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current,
-                    TestResult& result, std::string& report) {
+int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current, TestResult& result,
+                    std::string& report) {
   current.generator = fmt::format("tileperf {} update_baselines", TILEPERF_VERSION);
   if (fs::exists(o.baseline)) {
     Metrics old = read_baseline(o.baseline);
@@ -274,8 +270,7 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
       result.message += fmt::format("; {} source line(s) changed their instruction count", moves.size());
     }
     if (!same_toolchain(old, current)) {
-      result.message += fmt::format("; toolchain was: {}; now: {}", toolchain_text(old),
-                                    toolchain_text(current));
+      result.message += fmt::format("; toolchain was: {}; now: {}", toolchain_text(old), toolchain_text(current));
     }
     if (auto changes = signature_changes(old, current); !changes.empty()) {
       result.message += fmt::format("; signature changed: {}", fmt::join(changes, "; "));
@@ -294,8 +289,8 @@ namespace {
 // reviewed step), and the metrics are compared under the usual policies all
 // the same, as the preview of what accepting the new toolchain moves; the
 // verdicts stay in the result for `tileperf summary` and `tileperf preview`.
-void report_toolchain_change(const CheckOptions& o, const Metrics& baseline, const Metrics& current,
-                             const Judgement& j, const CheckSeen& seen, TestResult& result, std::string& report) {
+void report_toolchain_change(const CheckOptions& o, const Metrics& baseline, const Metrics& current, const Judgement& j,
+                             const CheckSeen& seen, TestResult& result, std::string& report) {
   const Comparison& c = j.comparison;
   result.toolchain_change = j.toolchain;
   report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
@@ -307,12 +302,11 @@ void report_toolchain_change(const CheckOptions& o, const Metrics& baseline, con
 
 }  // namespace
 
-int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
-                          const CheckSeen& seen, TestResult& result, std::string& report) {
+int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current, const CheckSeen& seen,
+                          TestResult& result, std::string& report) {
   if (!fs::exists(o.baseline)) {
     result.state = State::kNew;
-    result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline,
-                                 o.update_command);
+    result.message = fmt::format("no baseline at {}; create it with: {}", o.baseline, o.update_command);
     return state_info(result.state).exit_code;
   }
   auto t = Clock::now();
@@ -363,8 +357,7 @@ std::string timing_text(const TestResult& r) {
 }  // namespace
 
 // Writes the result and prints its lines; returns what it printed.
-std::string finish_check(const CheckOptions& o, TestResult& result, const std::string& report,
-                         bool print_message) {
+std::string finish_check(const CheckOptions& o, TestResult& result, const std::string& report, bool print_message) {
   write_file_atomic(prefixed_file(o.prefix(), FileKind::kResult), to_json(result).dump(2) + "\n", Durability::kRenamed);
   std::string timing = timing_text(result);
   std::string out = fmt::format("{}: {}{}{}\n", result.id.name(), state_name(result.state),
@@ -424,11 +417,11 @@ std::optional<std::string> check_fingerprint(const CheckOptions& o, const std::v
   // The arguments, and what they resolved to (a check given --test takes
   // most of its options from the run's records).
   in.args = args;
-  in.args.insert(in.args.end(), {"test: " + o.id.name(), "bytecode: " + o.bytecode, "work: " + o.work_dir,
-                                 "baseline: " + o.baseline, "checks: " + o.checks, "toolchain: " + o.toolchain_file,
-                                 "project: " + o.project_dir, "update: " + o.update_command,
-                                 fmt::format("timeout: {}", o.tc.timeout_seconds),
-                                 fmt::format("flags: {} {} {} {}", o.exact, o.strict, o.require_run, o.measurements)});
+  in.args.insert(in.args.end(),
+                 {"test: " + o.id.name(), "bytecode: " + o.bytecode, "work: " + o.work_dir, "baseline: " + o.baseline,
+                  "checks: " + o.checks, "toolchain: " + o.toolchain_file, "project: " + o.project_dir,
+                  "update: " + o.update_command, fmt::format("timeout: {}", o.tc.timeout_seconds),
+                  fmt::format("flags: {} {} {} {}", o.exact, o.strict, o.require_run, o.measurements)});
   in.args.push_back("cache: " + o.cache_dir);  // what it prints says whether it was a hit
   if (o.toolchain_file.empty()) in.tools = {o.tc.tileiras, o.tc.tileirdisasm(), o.tc.cuobjdump, o.tc.nvdisasm()};
   in.files = {o.bytecode, o.dump_info, o.baseline, o.toolchain_file, o.edit_manifest};
@@ -452,9 +445,9 @@ std::optional<std::string> check_fingerprint(const CheckOptions& o, const std::v
 
 // The exit code of the last run of this check, reprinted and its result
 // stamped with this run, when nothing it depends on changed since.
-std::optional<int> reuse_check(const std::string& prefix, const std::string& fingerprint,
-                               const std::string& run_file) {
-  auto memo = reusable_memo(prefixed_file(prefix, FileKind::kMemo), fingerprint, prefixed_file(prefix, FileKind::kMetrics));
+std::optional<int> reuse_check(const std::string& prefix, const std::string& fingerprint, const std::string& run_file) {
+  auto memo =
+      reusable_memo(prefixed_file(prefix, FileKind::kMemo), fingerprint, prefixed_file(prefix, FileKind::kMetrics));
   if (!memo) return std::nullopt;
   nlohmann::json result = memo->result;
   result.erase("run");
@@ -464,13 +457,14 @@ std::optional<int> reuse_check(const std::string& prefix, const std::string& fin
   return memo->exit_code;
 }
 
-void remember_check(const std::string& prefix, const std::string& fingerprint, int code,
-                    const std::string& printed, nlohmann::json result) {
+void remember_check(const std::string& prefix, const std::string& fingerprint, int code, const std::string& printed,
+                    nlohmann::json result) {
   std::error_code ec;
   std::string metrics = prefixed_file(prefix, FileKind::kMetrics);
   if (!fs::is_regular_file(metrics, ec)) return;
   result.erase("run");
-  save_memo(prefixed_file(prefix, FileKind::kMemo), Memo{fingerprint, code, printed, std::move(result), sha256_hex(read_file(metrics))});
+  save_memo(prefixed_file(prefix, FileKind::kMemo),
+            Memo{fingerprint, code, printed, std::move(result), sha256_hex(read_file(metrics))});
 }
 
 }  // namespace
@@ -487,9 +481,8 @@ int check_kernel(CheckOptions o, const std::vector<std::string>& args) {
   std::optional<EditExpectation> edit;
   if (!o.edit.empty()) {
     if (o.edit_manifest.empty()) throw UsageError("check: --edit needs --edit-manifest");
-    edit = find_edit(edits_from_json(parse_json(read_file(o.edit_manifest), o.edit_manifest),
-                                     o.edit_manifest),
-                     o.edit, o.edit_manifest);
+    edit = find_edit(edits_from_json(parse_json(read_file(o.edit_manifest), o.edit_manifest), o.edit_manifest), o.edit,
+                     o.edit_manifest);
     if (edit->kind == EditKind::kNoop) o.exact = true;
     o.update = false;  // a self-test never rewrites a real baseline
   }
@@ -497,7 +490,8 @@ int check_kernel(CheckOptions o, const std::vector<std::string>& args) {
   // Another run of this test in this build folder (a second ctest) goes
   // first; this one then reuses what it measured.
   with_io_errors([&] { fs::create_directories(o.work_dir); });
-  FileLock lock(prefixed_file(o.prefix(), FileKind::kLock), "tileperf check " + o.id.name(), kLockWaitTimeouts * o.tc.timeout_seconds);
+  FileLock lock(prefixed_file(o.prefix(), FileKind::kLock), "tileperf check " + o.id.name(),
+                kLockWaitTimeouts * o.tc.timeout_seconds);
   std::optional<std::string> fingerprint;
   if (!o.update) {
     fingerprint = check_fingerprint(o, args);

@@ -24,15 +24,15 @@ struct CheckOptions {
   TestId id;
   std::string bytecode, dump_info, work_dir, baseline, checks = "checks";
   std::string edit, edit_manifest;  // a self-test of an edited kernel: judge the check
-  std::string toolchain_file;      // the probed toolchain record (else the tools are asked)
-  std::string cache_dir;           // the result cache ("": off)
-  std::string run_file;            // run.json of the run this check belongs to
+  std::string toolchain_file;       // the probed toolchain record (else the tools are asked)
+  std::string cache_dir;            // the result cache ("": off)
+  std::string run_file;             // run.json of the run this check belongs to
   std::string update_command = "cmake --build <build-dir> --target update_baselines";
   Toolchain tc;
   bool update = false, exact = false, verbose = false, strict = false, require_run = false;
-  bool measurements = false;       // print CTest measurements
+  bool measurements = false;  // print CTest measurements
 
-  std::string project_dir;          // paths in messages are shown relative to it ("": as given)
+  std::string project_dir;  // paths in messages are shown relative to it ("": as given)
 
   std::string prefix() const;
   std::string shown_path(const std::string& path) const;
@@ -53,7 +53,7 @@ void apply_run_record(CheckOptions& o, const std::string& test, const std::set<s
 
 // What a measurement saw beside the metrics, for the report.
 struct CheckSeen {
-  LoopAnalysis loops;                                // the main loop, for a loop regression
+  LoopAnalysis loops;                             // the main loop, for a loop regression
   std::map<std::string, std::string> line_paths;  // "gelu.py" -> the path the line table names
 };
 
@@ -65,8 +65,8 @@ int check_kernel(CheckOptions o, const std::vector<std::string>& args);
 
 // Compares `current` with the baseline at o.baseline: sets the result's
 // state, message and diff, appends the report's lines; returns the exit code.
-int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current,
-                          const CheckSeen& seen, TestResult& result, std::string& report);
+int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Metrics& current, const CheckSeen& seen,
+                          TestResult& result, std::string& report);
 
 // Update mode: writes `current` as the baseline unless nothing changed
 // (state unchanged, the file stays byte-identical); created or updated.

@@ -42,10 +42,11 @@ int default_jobs() {
 }  // namespace
 
 int run_batch(const Args& args) {
-  CLI::App app("Compile and disassemble, ahead of the checks, every perf test of a batch list that "
-               "the result cache lacks: tileiras in parallel, nvdisasm once for the batch. Each check "
-               "then finds its entry in the cache; what the batch could not do is left to the check.",
-               "batch");
+  CLI::App app(
+      "Compile and disassemble, ahead of the checks, every perf test of a batch list that "
+      "the result cache lacks: tileiras in parallel, nvdisasm once for the batch. Each check "
+      "then finds its entry in the cache; what the batch could not do is left to the check.",
+      "batch");
   std::string run_file, list, toolchain_file, cache_dir, arch, build_dir, project_dir;
   double timeout = 120;
   int jobs = 0;
@@ -85,7 +86,8 @@ int run_batch(const Args& args) {
   // A second run's batch waits, then finds in the cache what the first made.
   std::string part = arch.empty() ? "all" : arch;
   std::string folder = fs::path(list).parent_path().string();
-  FileLock lock(work_file(folder.empty() ? "." : folder, FileKind::kCompileBatchLock, part), "tileperf " + what, 30 * timeout);
+  FileLock lock(work_file(folder.empty() ? "." : folder, FileKind::kCompileBatchLock, part), "tileperf " + what,
+                30 * timeout);
   auto start = std::chrono::steady_clock::now();
   // Under ctest, the tests it runs; run by hand, the whole list.
   CtestSelection selected = build_dir.empty() ? CtestSelection{} : ctest_selection(build_dir, project_dir);
@@ -105,15 +107,16 @@ int run_batch(const Args& args) {
   check_timeout(tc);
   BatchOutcome out = with_io_errors([&] { return run_compile_batch(entries, tools, tc, cache, jobs); });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("{}: {} configuration(s): {} in the cache, {} compiled by {} tileiras process(es) at a time "
-             "and disassembled by {} nvdisasm process(es), {} left to their checks ({:.1f} s: cache lookups "
-             "{:.1f} s, compiling {:.1f} s, disassembling {:.1f} s, storing {:.1f} s)\n",
-             what, out.entries, out.cached, out.compiled, jobs, out.disassembler_calls, out.left.size(), seconds,
-             out.lookup_seconds, out.compile_wall_seconds, out.disassembly_seconds, out.store_seconds);
+  fmt::print(
+      "{}: {} configuration(s): {} in the cache, {} compiled by {} tileiras process(es) at a time "
+      "and disassembled by {} nvdisasm process(es), {} left to their checks ({:.1f} s: cache lookups "
+      "{:.1f} s, compiling {:.1f} s, disassembling {:.1f} s, storing {:.1f} s)\n",
+      what, out.entries, out.cached, out.compiled, jobs, out.disassembler_calls, out.left.size(), seconds,
+      out.lookup_seconds, out.compile_wall_seconds, out.disassembly_seconds, out.store_seconds);
   // Each configuration's tileiras time, for a benchmark's share of a kernel.
   nlohmann::json times(out.compile_seconds);
-  write_file_atomic(work_file(folder.empty() ? "." : folder, FileKind::kCompileBatchSeconds, part), times.dump(1) + "\n",
-                    Durability::kRenamed);
+  write_file_atomic(work_file(folder.empty() ? "." : folder, FileKind::kCompileBatchSeconds, part),
+                    times.dump(1) + "\n", Durability::kRenamed);
   for (const auto& line : out.left) fmt::print("  left to its check: {}\n", line);
   return kExitOk;
 }

@@ -14,27 +14,22 @@ namespace tileperf {
 
 namespace {
 
-std::string megabytes(std::uint64_t bytes) {
-  return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
-}
+std::string megabytes(std::uint64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
 
-std::string usage_line(const CacheUsage& u) {
-  return fmt::format("{} entries, {}", u.entries, megabytes(u.bytes));
-}
+std::string usage_line(const CacheUsage& u) { return fmt::format("{} entries, {}", u.entries, megabytes(u.bytes)); }
 
 }  // namespace
 
 int run_cache(const Args& args) {
-  CLI::App app("What a result cache folder holds; with --max-age or --max-size, remove the "
-               "entries no recent run used (a hit marks its entry used), least recently used "
-               "first, and the leftovers of fills that never finished.",
-               "cache");
+  CLI::App app(
+      "What a result cache folder holds; with --max-age or --max-size, remove the "
+      "entries no recent run used (a hit marks its entry used), least recently used "
+      "first, and the leftovers of fills that never finished.",
+      "cache");
   std::string dir, max_size, max_age;
   app.add_option("dir", dir, "the cache folder (default: TILEPERF_CACHE_DIR)");
-  app.add_option("--max-size", max_size,
-                 "keep the most recently used entries up to this size: 500M, 2G, bytes");
-  app.add_option("--max-age", max_age,
-                 "remove entries not used for this long: 30d, 12h, 90m, seconds");
+  app.add_option("--max-size", max_size, "keep the most recently used entries up to this size: 500M, 2G, bytes");
+  app.add_option("--max-age", max_age, "remove entries not used for this long: 30d, 12h, 90m, seconds");
   if (parse_args(app, args)) return kExitOk;
   if (dir.empty()) dir = cache_dir_from_environment("");
   if (dir.empty()) throw UsageError("give the cache folder, or set TILEPERF_CACHE_DIR");
@@ -61,8 +56,8 @@ int run_cache(const Args& args) {
     return kExitOk;
   }
   auto r = prune_cache(dir, limits, std::filesystem::file_time_type::clock::now());
-  fmt::print("{}: kept {}; removed {} and {} leftover folder(s)\n", dir, usage_line(r.kept),
-             usage_line(r.removed), r.removed.leftovers);
+  fmt::print("{}: kept {}; removed {} and {} leftover folder(s)\n", dir, usage_line(r.kept), usage_line(r.removed),
+             r.removed.leftovers);
   return kExitOk;
 }
 

@@ -13,19 +13,19 @@
 namespace tileperf {
 
 int run_check(const Args& args) {
-  CLI::App app("Compile one kernel configuration for one architecture, extract its metrics and "
-               "compare them with the baseline (or rewrite the baseline with --update or "
-               "TILEPERF_UPDATE_BASELINES=1).",
-               "check");
+  CLI::App app(
+      "Compile one kernel configuration for one architecture, extract its metrics and "
+      "compare them with the baseline (or rewrite the baseline with --update or "
+      "TILEPERF_UPDATE_BASELINES=1).",
+      "check");
   CheckOptions o;
   std::string test;
   auto* by_test = app.add_option("--test", test,
                                  "the perf test perf.<kernel>.<config>.<arch> of the run of --run-file: its "
                                  "kernel record (found through the work folder's path table) gives the rest");
-  std::vector<CLI::Option*> per_test = {
-      app.add_option("--kernel", o.id.kernel, "kernel name"),
-      app.add_option("--config", o.id.config, "configuration name"),
-      app.add_option("--arch", o.id.arch, "target architecture, e.g. sm_120")};
+  std::vector<CLI::Option*> per_test = {app.add_option("--kernel", o.id.kernel, "kernel name"),
+                                        app.add_option("--config", o.id.config, "configuration name"),
+                                        app.add_option("--arch", o.id.arch, "target architecture, e.g. sm_120")};
   for (auto* option : per_test) option->excludes(by_test);
   // With --test these override what the kernel's record says.
   per_test.push_back(app.add_option("--bytecode", o.bytecode, "TileIR bytecode of the configuration"));
@@ -45,8 +45,7 @@ int run_check(const Args& args) {
   app.add_option("--cache-dir", o.cache_dir,
                  "the result cache: what the tools made of a bytecode, reused by later checks of "
                  "the same bytecode, tools and flags (TILEPERF_CACHE_DIR overrides it; off: none)");
-  app.add_option("--timeout", o.tc.timeout_seconds, "seconds before a tool counts as hung")
-      ->capture_default_str();
+  app.add_option("--timeout", o.tc.timeout_seconds, "seconds before a tool counts as hung")->capture_default_str();
   app.add_option("--update-command", o.update_command, "command shown to create baselines");
   app.add_option("--run-file", o.run_file,
                  "the record of `tileperf run-start`: the result is stamped with its run id, and what "
@@ -54,8 +53,7 @@ int run_check(const Args& args) {
                  "require-run, measurements, update command) is the run's");
   app.add_flag("--update", o.update, "write the baseline instead of comparing");
   app.add_flag("--exact", o.exact, "fail on any change of any metric");
-  app.add_flag("--strict", o.strict,
-               "fail (state stale, exit 3) when a metric improved beyond its tolerance");
+  app.add_flag("--strict", o.strict, "fail (state stale, exit 3) when a metric improved beyond its tolerance");
   app.add_flag("-v,--verbose", o.verbose, "list every metric that moved");
   app.add_flag("--measurements", o.measurements,
                "print each gated metric as a <CTestMeasurement>, which `ctest -T Test` records for CDash");

@@ -18,9 +18,10 @@
 namespace tileperf {
 
 int run_compare(const Args& args) {
-  CLI::App app("Compare current metrics with a baseline. Exit 3 on a regression, 5 when the "
-               "baseline does not exist.",
-               "compare");
+  CLI::App app(
+      "Compare current metrics with a baseline. Exit 3 on a regression, 5 when the "
+      "baseline does not exist.",
+      "compare");
   std::string baseline_path, current_path, checks = "checks";
   bool exact = false, verbose = false, strict = false;
   app.add_option("baseline", baseline_path, "baseline metrics JSON")->required();

@@ -11,12 +11,13 @@
 namespace tileperf {
 
 int run_diff(const Args& args) {
-  CLI::App app("Compare two builds test by test: the metrics under the policies (base as the baseline, head as "
-               "current), the source lines that gained or lost instructions, and a diff of the SASS of the main "
-               "loop or of the functions that changed. Each test is judged as its check judges it, and the diff "
-               "exits as the check of its most pressing test would: 3 when a gated metric regressed or an "
-               "invariant broke, 7 when head exports another kernel, 6 when head was made with another toolchain.",
-               "diff");
+  CLI::App app(
+      "Compare two builds test by test: the metrics under the policies (base as the baseline, head as "
+      "current), the source lines that gained or lost instructions, and a diff of the SASS of the main "
+      "loop or of the functions that changed. Each test is judged as its check judges it, and the diff "
+      "exits as the check of its most pressing test would: 3 when a gated metric regressed or an "
+      "invariant broke, 7 when head exports another kernel, 6 when head was made with another toolchain.",
+      "diff");
   DiffOptions o;
   app.add_option("base", o.base, "the base: a build folder, or its tileperf/ folder (a CI artifact)")->required();
   app.add_option("head", o.head, "the head: a build folder, or its tileperf/ folder")->required();

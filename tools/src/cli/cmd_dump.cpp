@@ -48,9 +48,10 @@ bool checked_by_batch(const std::string& stamp, const std::string& run_file) {
 }  // namespace
 
 int run_dump(const Args& args) {
-  CLI::App app("The command of a dump test: done at once when this run's dump batch found the stamp "
-               "current, else the export command after --.",
-               "dump");
+  CLI::App app(
+      "The command of a dump test: done at once when this run's dump batch found the stamp "
+      "current, else the export command after --.",
+      "dump");
   std::string stamp, run_file;
   std::vector<std::string> command;
   app.add_option("--stamp", stamp, "the kernel's dump stamp")->required();
@@ -58,8 +59,10 @@ int run_dump(const Args& args) {
   app.add_option("command", command, "the export command (after --)")->required();
   if (parse_args(app, args)) return kExitOk;
   if (checked_by_batch(stamp, run_file)) {
-    fmt::print("dump up to date ({}): the dump batch of this run found nothing that decides the bytecode "
-               "changed\n", stamp);
+    fmt::print(
+        "dump up to date ({}): the dump batch of this run found nothing that decides the bytecode "
+        "changed\n",
+        stamp);
     return kExitOk;
   }
   std::fflush(stdout);

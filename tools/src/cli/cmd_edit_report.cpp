@@ -13,10 +13,11 @@
 namespace tileperf {
 
 int run_edit_report(const Args& args) {
-  CLI::App app("Print, for every edit of the self-test corpus, whether each of its checks went "
-               "as its patch says (a mutant caught by the metrics it expects, a no-op edit "
-               "moving nothing), and the catch rate. Exit 3 when one did not.",
-               "edit-report");
+  CLI::App app(
+      "Print, for every edit of the self-test corpus, whether each of its checks went "
+      "as its patch says (a mutant caught by the metrics it expects, a no-op edit "
+      "moving nothing), and the catch rate. Exit 3 when one did not.",
+      "edit-report");
   std::string manifest, work_dir, archs;
   app.add_option("--manifest", manifest, "the edits manifest written at configure time")->required();
   app.add_option("--work-dir", work_dir, "folder with one subfolder of results per edit")->required();

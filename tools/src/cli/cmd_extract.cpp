@@ -14,9 +14,10 @@
 namespace tileperf {
 
 int run_extract(const Args& args) {
-  CLI::App app("Extract metrics from a cubin. Runs cuobjdump unless --sass and --res-usage "
-               "give its captured output.",
-               "extract");
+  CLI::App app(
+      "Extract metrics from a cubin. Runs cuobjdump unless --sass and --res-usage "
+      "give its captured output.",
+      "extract");
   std::string cubin, sass, res_usage, remarks, tileir, dump_info, out;
   Toolchain tc;
   Metrics m;
@@ -25,8 +26,7 @@ int run_extract(const Args& args) {
   app.add_option("--res-usage", res_usage, "captured `cuobjdump -res-usage` output");
   app.add_option("--remarks", remarks, "YAML remarks tileiras wrote for the cubin");
   app.add_option("--tileir", tileir, "captured `tileirdisasm` output of the bytecode");
-  app.add_option("--dump-info", dump_info,
-                 "dump record of the configuration (its problem: grid and loop trips)");
+  app.add_option("--dump-info", dump_info, "dump record of the configuration (its problem: grid and loop trips)");
   app.add_option("--cuobjdump", tc.cuobjdump, "cuobjdump executable (when not captured)");
   app.add_option("--kernel", m.id.kernel, "kernel name recorded in the output")->default_val("kernel");
   app.add_option("--config", m.id.config, "configuration name recorded")->default_val("config");
@@ -47,8 +47,7 @@ int run_extract(const Args& args) {
     if (tc.cuobjdump.empty()) throw UsageError("extract: give --cuobjdump, or --sass and --res-usage");
     outputs.sass_text = run_disassembler(tc, cubin);
     outputs.sass_name = "cuobjdump --dump-sass " + cubin;
-    outputs.res_usage_text =
-        run_cuobjdump(tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);
+    outputs.res_usage_text = run_cuobjdump(tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);
     outputs.res_usage_name = "cuobjdump -res-usage " + cubin;
     m.toolchain["cuobjdump"] = tool_version(tc.cuobjdump);
   }

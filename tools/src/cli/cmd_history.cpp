@@ -114,15 +114,17 @@ std::string join_revs(const std::vector<std::string>& revs) {
 }  // namespace
 
 int run_history(const Args& args) {
-  CLI::App app("The history of the baselines from git's log (no build, no toolchain): per test and "
-               "metric the values with the commit where each changed, toolchain bumps and tuning "
-               "or signature changes marked, and drift (steps each within the tolerance that add up "
-               "past it).",
-               "history");
+  CLI::App app(
+      "The history of the baselines from git's log (no build, no toolchain): per test and "
+      "metric the values with the commit where each changed, toolchain bumps and tuning "
+      "or signature changes marked, and drift (steps each within the tolerance that add up "
+      "past it).",
+      "history");
   HistoryOptions o;
   app.add_option("revisions", o.revs, "revisions as git log takes them (main~20..main; default HEAD)");
   app.add_option("--test", o.test, "regular expression the test names must contain a match of");
-  app.add_option("--metric", o.metrics, "metrics to show ('*' globs; repeatable); default: every gated metric that changed")
+  app.add_option("--metric", o.metrics,
+                 "metrics to show ('*' globs; repeatable); default: every gated metric that changed")
       ->allow_extra_args(false);
   app.add_option("--repo", o.repo, "a folder of the git repository")->capture_default_str();
   app.add_option("--baselines", o.baselines, "the baselines' folder, relative to the repository's top (repeatable)")
@@ -131,7 +133,8 @@ int run_history(const Args& args) {
   app.add_option("--checks", o.checks, "folder of policy files (default: checks/ in the repository's top)");
   app.add_option("--json", o.json, "write the history as JSON");
   app.add_option("--html", o.html, "write an HTML page with one chart per test and metric");
-  app.add_option("--commit-url", o.commit_url, "where a commit links to, {sha} replaced (default: the page's commit list)");
+  app.add_option("--commit-url", o.commit_url,
+                 "where a commit links to, {sha} replaced (default: the page's commit list)");
   if (parse_args(app, args)) return kExitOk;
   std::string top = git_toplevel(o.repo);
   std::string checks = o.checks.empty() ? (fs::path(top) / "checks").string() : o.checks;

@@ -44,7 +44,8 @@ int run_not_run(const Args& args) {
   auto record = run_file.empty() ? std::nullopt : read_run_record(run_file);
   if (!test.empty()) {
     if (!record || record->work_dir.empty()) {
-      throw InputError(run_file.empty() ? "--run-file" : run_file, 0, "--test needs a run record that names its work folder");
+      throw InputError(run_file.empty() ? "--run-file" : run_file, 0,
+                       "--test needs a run record that names its work folder");
     }
     auto id = parse_test_name(test);
     if (!id) throw UsageError("not-run: --test " + test + ": expected perf.<kernel>.<config>.<arch>");

@@ -19,11 +19,12 @@
 namespace tileperf {
 
 int run_preview(const Args& args) {
-  CLI::App app("Preview a toolchain bump from the result files of a run whose tests ended `toolchain "
-               "changed`: what accepting the new toolchain would make of each test under the usual "
-               "policies, totals per verdict and per metric, largest regressions first. Writes nothing "
-               "but the files asked for.",
-               "preview");
+  CLI::App app(
+      "Preview a toolchain bump from the result files of a run whose tests ended `toolchain "
+      "changed`: what accepting the new toolchain would make of each test under the usual "
+      "policies, totals per verdict and per metric, largest regressions first. Writes nothing "
+      "but the files asked for.",
+      "preview");
   std::vector<std::string> dirs;
   std::string markdown, update_command;
   std::size_t max_chars = kMaxPreviewChars, max_metrics = 20;

@@ -92,10 +92,11 @@ const char* colour_of(const std::string& state, bool passed) {
 }  // namespace
 
 int run_progress(const Args& args) {
-  CLI::App app("Read ctest's output on stdin and print one line per finished test, as it "
-               "finishes: [n/N], the test, its state and key metrics (from its result file "
-               "under --results). Colour on a terminal unless NO_COLOR is set.",
-               "progress");
+  CLI::App app(
+      "Read ctest's output on stdin and print one line per finished test, as it "
+      "finishes: [n/N], the test, its state and key metrics (from its result file "
+      "under --results). Colour on a terminal unless NO_COLOR is set.",
+      "progress");
   std::string results_dir;
   std::string colour = "auto";
   app.add_option("--results", results_dir, "the folder of the perf tests' results (build/tileperf)");
@@ -104,8 +105,7 @@ int run_progress(const Args& args) {
       ->capture_default_str();
   if (parse_args(app, args)) return kExitOk;
   const char* no_colour = std::getenv("NO_COLOR");
-  bool use_colour = colour == "always" ||
-                    (colour == "auto" && isatty(STDOUT_FILENO) && !(no_colour && *no_colour));
+  bool use_colour = colour == "always" || (colour == "auto" && isatty(STDOUT_FILENO) && !(no_colour && *no_colour));
   std::string line;
   std::size_t width = 40;  // grows with a longer name; most lines then align
   while (std::getline(std::cin, line)) {

@@ -19,9 +19,10 @@
 namespace tileperf {
 
 int run_report(const Args& args) {
-  CLI::App app("Merge the *.result.json files under the given folders (one run, or the shards "
-               "of a run) into reports. Without an output option, prints the Markdown.",
-               "report");
+  CLI::App app(
+      "Merge the *.result.json files under the given folders (one run, or the shards "
+      "of a run) into reports. Without an output option, prints the Markdown.",
+      "report");
   std::vector<std::string> dirs;
   std::string json, markdown, html;
   MarkdownOptions md;

@@ -13,11 +13,12 @@
 namespace tileperf {
 
 int run_run_start(const Args& args) {
-  CLI::App app("Start a run: write a run record with a new id (TILEPERF_RUN_ID when set) and the facts "
-               "every test of the run shares, which each check reads from it (`tileperf check --run-file "
-               "<record> --test <name>`), so that `summary` and `report` tell this run's results from those "
-               "an earlier run left behind.",
-               "run-start");
+  CLI::App app(
+      "Start a run: write a run record with a new id (TILEPERF_RUN_ID when set) and the facts "
+      "every test of the run shares, which each check reads from it (`tileperf check --run-file "
+      "<record> --test <name>`), so that `summary` and `report` tell this run's results from those "
+      "an earlier run left behind.",
+      "run-start");
   std::string out;
   RunRecord record;
   app.add_option("-o,--out", out, "the run record to write (default: run.json in --work-dir)");
@@ -25,7 +26,8 @@ int run_run_start(const Args& args) {
   app.add_option("--checks", record.checks, "the build's policy folder");
   app.add_option("--update-command", record.update_command,
                  "the command that updates the build's baselines, run from --project-dir");
-  app.add_option("--project-dir", record.project_dir, "the project's folder: paths in messages are shown relative to it");
+  app.add_option("--project-dir", record.project_dir,
+                 "the project's folder: paths in messages are shown relative to it");
   app.add_option("--build-dir", record.build_dir, "the top build folder, where ctest lists the tests it runs");
   app.add_option("--toolchain", record.toolchain, "the toolchain record of `tileperf toolchain`");
   app.add_option("--cache-dir", record.cache_dir, "the result cache (off: none)");

@@ -67,9 +67,10 @@ void print_timings(const std::vector<TestResult>& results) {
 }  // namespace
 
 int run_summary(const Args& args) {
-  CLI::App app("Print one line per test (name, state, key metrics) from the *.result.json files "
-               "under the given folders, then the count of each state.",
-               "summary");
+  CLI::App app(
+      "Print one line per test (name, state, key metrics) from the *.result.json files "
+      "under the given folders, then the count of each state.",
+      "summary");
   std::vector<std::string> dirs;
   bool timings = false, all_runs = false;
   std::string history;
@@ -103,8 +104,7 @@ int run_summary(const Args& args) {
   if (ToolchainPreview p = make_toolchain_preview(shown); !p.tests.empty()) {
     std::string preview = "tileperf preview";
     for (const auto& d : dirs) preview += " " + d;
-    fmt::print("{}", preview_text(p, recorded_update_command(dirs),
-                                  0, preview + " --markdown preview.md"));
+    fmt::print("{}", preview_text(p, recorded_update_command(dirs), 0, preview + " --markdown preview.md"));
   }
   if (auto runs = view.runs_text(); !runs.empty()) fmt::print("{}\n", runs);
   return kExitOk;

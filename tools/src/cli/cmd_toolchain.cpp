@@ -11,10 +11,11 @@
 namespace tileperf {
 
 int run_toolchain(const Args& args) {
-  CLI::App app("Probe tileiras, tileirdisasm, cuobjdump and nvdisasm once (releases, tileiras's "
-               "architectures, each file's size and time) into the record that `tileperf check "
-               "--toolchain` reads; an existing record of unchanged tools is kept as it is.",
-               "toolchain");
+  CLI::App app(
+      "Probe tileiras, tileirdisasm, cuobjdump and nvdisasm once (releases, tileiras's "
+      "architectures, each file's size and time) into the record that `tileperf check "
+      "--toolchain` reads; an existing record of unchanged tools is kept as it is.",
+      "toolchain");
   Toolchain tc;
   std::string out;
   app.add_option("--tileiras", tc.tileiras, "tileiras executable")->required();

@@ -25,12 +25,9 @@ struct Subcommand {
 };
 
 const Subcommand kSubcommands[] = {
-    {"check", "compile one kernel configuration, extract its metrics, compare with its baseline",
-     run_check},
-    {"extract", "metrics JSON from a cubin (and optionally captured cuobjdump output)",
-     run_extract},
-    {"compare", "compare a metrics JSON with a baseline under the policies in checks/",
-     run_compare},
+    {"check", "compile one kernel configuration, extract its metrics, compare with its baseline", run_check},
+    {"extract", "metrics JSON from a cubin (and optionally captured cuobjdump output)", run_extract},
+    {"compare", "compare a metrics JSON with a baseline under the policies in checks/", run_compare},
     {"diff", "two builds test by test: metric deltas, source lines and the SASS that moved", run_diff},
     {"summary", "one line per test from the results a run left behind", run_summary},
     {"loops", "the loop tree of a cubin or SASS listing, with per-loop metrics and cost", run_loops},
@@ -42,12 +39,10 @@ const Subcommand kSubcommands[] = {
     {"cache", "what a result cache holds; prune it to the entries recent runs used", run_cache},
     {"batch", "compile and disassemble a run's perf tests ahead of their checks, into the cache", run_batch, true},
     {"dump", "the command of a dump test: done when this run's dump batch found it current", run_dump, true},
-    {"preview", "a toolchain bump as one review: what the new toolchain moves, per verdict and metric",
-     run_preview},
+    {"preview", "a toolchain bump as one review: what the new toolchain moves, per verdict and metric", run_preview},
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
     {"history", "each metric's values over the baselines' git log: changes, bumps, tuning, drift", run_history},
-    {"bisect", "the first commit that moved one test's metric or verdict, built in a worktree of its own",
-     run_bisect},
+    {"bisect", "the first commit that moved one test's metric or verdict, built in a worktree of its own", run_bisect},
     {"states", "the states a test ends in, with exit codes and CTest's result, as a Markdown table", run_states},
 };
 

@@ -95,9 +95,10 @@ Metrics parse_baseline(const std::string& path, const std::string& text, const D
   std::optional<std::string> detail = read_detail(file);
   if (!detail) throw InputError(file, 0, "missing: " + path + " names it as its detail");
   if (sha256_hex(*detail) != ref.at("sha256").get<std::string>()) {
-    throw InputError(file, 0, "is not the detail of " + path +
-                                  " (its SHA-256 differs from the one the baseline names): "
-                                  "an interrupted update or a bad merge; update this baseline again");
+    throw InputError(file, 0,
+                     "is not the detail of " + path +
+                         " (its SHA-256 differs from the one the baseline names): "
+                         "an interrupted update or a bad merge; update this baseline again");
   }
   nlohmann::json d = parse_json(*detail, file);
   if (!d.is_object() || d.value("format", "") != kDetailFormat) {

@@ -14,9 +14,12 @@ bool is_hex_id(const std::string& s) {
 
 const char* bisect_term(StepKind kind) {
   switch (kind) {
-    case StepKind::kSame: return "good";
-    case StepKind::kChanged: return "bad";
-    case StepKind::kSkipped: return "skip";
+    case StepKind::kSame:
+      return "good";
+    case StepKind::kChanged:
+      return "bad";
+    case StepKind::kSkipped:
+      return "skip";
   }
   return "skip";
 }
@@ -53,9 +56,12 @@ BisectVerdict parse_bisect_output(const std::string& out) {
       v.first = line.substr(0, line.size() - first.size());
       return v;
     }
-    if (line.starts_with("The first bad commit could be any of")) listing = true;
-    else if (listing && is_hex_id(line)) v.candidates.push_back(line);
-    else listing = false;
+    if (line.starts_with("The first bad commit could be any of"))
+      listing = true;
+    else if (listing && is_hex_id(line))
+      v.candidates.push_back(line);
+    else
+      listing = false;
   }
   return v;
 }

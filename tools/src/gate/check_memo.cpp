@@ -54,8 +54,11 @@ std::string file_identity(const std::string& path) {
 }  // namespace
 
 std::string memo_fingerprint(const MemoInputs& inputs) {
-  nlohmann::json j = {{"format", kMemoFormat}, {"args", inputs.args}, {"tileperf", file_identity("/proc/self/exe")},
-                      {"tools", nlohmann::json::object()}, {"files", nlohmann::json::object()},
+  nlohmann::json j = {{"format", kMemoFormat},
+                      {"args", inputs.args},
+                      {"tileperf", file_identity("/proc/self/exe")},
+                      {"tools", nlohmann::json::object()},
+                      {"files", nlohmann::json::object()},
                       {"folders", nlohmann::json::object()}};
   for (const auto& t : inputs.tools) j["tools"][t] = file_identity(t);
   for (const auto& f : inputs.files) j["files"][f] = file_digest(f);
@@ -63,8 +66,7 @@ std::string memo_fingerprint(const MemoInputs& inputs) {
   return sha256_hex(j.dump());
 }
 
-std::optional<Memo> reusable_memo(const std::string& path, const std::string& fingerprint,
-                                  const std::string& metrics) {
+std::optional<Memo> reusable_memo(const std::string& path, const std::string& fingerprint, const std::string& metrics) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
   try {
@@ -80,8 +82,9 @@ std::optional<Memo> reusable_memo(const std::string& path, const std::string& fi
 }
 
 void save_memo(const std::string& path, const Memo& memo) {
-  nlohmann::json j = {{"format", kMemoFormat}, {"fingerprint", memo.fingerprint}, {"exit_code", memo.exit_code},
-                      {"output", memo.output}, {"result", memo.result}, {"metrics_sha256", memo.metrics_sha256}};
+  nlohmann::json j = {{"format", kMemoFormat},       {"fingerprint", memo.fingerprint},
+                      {"exit_code", memo.exit_code}, {"output", memo.output},
+                      {"result", memo.result},       {"metrics_sha256", memo.metrics_sha256}};
   try {
     write_file_atomic(path, j.dump(1) + "\n", Durability::kRenamed);
   } catch (const Error&) {

@@ -32,15 +32,14 @@ std::string memo_fingerprint(const MemoInputs& inputs);
 struct Memo {
   std::string fingerprint;
   int exit_code = 0;
-  std::string output;      // what the check printed
-  nlohmann::json result;   // its result file, without the run id
+  std::string output;     // what the check printed
+  nlohmann::json result;  // its result file, without the run id
   std::string metrics_sha256;
 };
 
 // The memo at `path` when its fingerprint is `fingerprint` and `metrics` is
 // still the file it recorded; nullopt otherwise (or when it cannot be read).
-std::optional<Memo> reusable_memo(const std::string& path, const std::string& fingerprint,
-                                  const std::string& metrics);
+std::optional<Memo> reusable_memo(const std::string& path, const std::string& fingerprint, const std::string& metrics);
 
 // Writes the memo atomically; a memo that cannot be written is removed (the
 // next run then measures again) and nothing is thrown.

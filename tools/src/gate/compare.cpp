@@ -14,10 +14,14 @@ namespace {
 // How far past its limit a metric moved, in the bad direction (> 0: regressed).
 double badness(const MetricDiff& d) {
   switch (d.direction) {
-    case Direction::kLower: return static_cast<double>(d.delta()) - d.limit;
-    case Direction::kHigher: return static_cast<double>(-d.delta()) - d.limit;
-    case Direction::kExact: return d.delta() != 0 ? std::fabs(d.delta()) : -1.0;
-    case Direction::kInfo: return -1.0;
+    case Direction::kLower:
+      return static_cast<double>(d.delta()) - d.limit;
+    case Direction::kHigher:
+      return static_cast<double>(-d.delta()) - d.limit;
+    case Direction::kExact:
+      return d.delta() != 0 ? std::fabs(d.delta()) : -1.0;
+    case Direction::kInfo:
+      return -1.0;
   }
   return -1.0;
 }
@@ -28,18 +32,20 @@ Verdict judge(const MetricDiff& d, bool exact) {
   }
   if (exact && d.delta() != 0) return Verdict::kRegressed;
   if (badness(d) > 0) return Verdict::kRegressed;
-  double good = d.direction == Direction::kLower    ? -d.delta()
-                : d.direction == Direction::kHigher ? d.delta()
-                                                    : 0;
+  double good = d.direction == Direction::kLower ? -d.delta() : d.direction == Direction::kHigher ? d.delta() : 0;
   return good > d.limit ? Verdict::kImproved : Verdict::kOk;
 }
 
 int rank(Verdict v) {
   switch (v) {
-    case Verdict::kRegressed: return 0;
-    case Verdict::kImproved: return 1;
-    case Verdict::kOk: return 2;
-    case Verdict::kInfo: return 3;
+    case Verdict::kRegressed:
+      return 0;
+    case Verdict::kImproved:
+      return 1;
+    case Verdict::kOk:
+      return 2;
+    case Verdict::kInfo:
+      return 3;
   }
   return 4;
 }
@@ -87,8 +93,7 @@ std::vector<const MetricDiff*> Comparison::with_verdict(Verdict v) const {
   return out;
 }
 
-Comparison compare_metrics(const Metrics& baseline, const Metrics& current, const Policy& policy,
-                           bool exact) {
+Comparison compare_metrics(const Metrics& baseline, const Metrics& current, const Policy& policy, bool exact) {
   std::set<std::string> names;
   for (const auto& [k, v] : baseline.values) names.insert(k);
   for (const auto& [k, v] : current.values) names.insert(k);
@@ -100,8 +105,8 @@ Comparison compare_metrics(const Metrics& baseline, const Metrics& current, cons
     bool in_base = baseline.values.count(name), in_cur = current.values.count(name);
     d.baseline = baseline.get(name);
     d.current = current.get(name);
-    d.change = !in_base ? Change::kNew
-               : !in_cur ? Change::kRemoved
+    d.change = !in_base         ? Change::kNew
+               : !in_cur        ? Change::kRemoved
                : d.delta() != 0 ? Change::kChanged
                                 : Change::kUnchanged;
     if (const Rule* rule = policy.find(name)) {
@@ -123,20 +128,28 @@ Comparison compare_metrics(const Metrics& baseline, const Metrics& current, cons
 
 const char* change_name(Change c) {
   switch (c) {
-    case Change::kUnchanged: return "unchanged";
-    case Change::kChanged: return "changed";
-    case Change::kNew: return "new";
-    case Change::kRemoved: return "removed";
+    case Change::kUnchanged:
+      return "unchanged";
+    case Change::kChanged:
+      return "changed";
+    case Change::kNew:
+      return "new";
+    case Change::kRemoved:
+      return "removed";
   }
   return "changed";
 }
 
 const char* verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::kOk: return "ok";
-    case Verdict::kImproved: return "improved";
-    case Verdict::kRegressed: return "regressed";
-    case Verdict::kInfo: return "info";
+    case Verdict::kOk:
+      return "ok";
+    case Verdict::kImproved:
+      return "improved";
+    case Verdict::kRegressed:
+      return "regressed";
+    case Verdict::kInfo:
+      return "info";
   }
   return "info";
 }

@@ -30,11 +30,10 @@ struct MetricDiff {
   double percent() const;
 };
 
-
 struct Comparison {
-  std::vector<MetricDiff> diffs;  // every metric of either side, sorted by impact
+  std::vector<MetricDiff> diffs;        // every metric of either side, sorted by impact
   std::vector<BrokenInvariant> broken;  // invariants of the policy that do not hold
-  State state = State::kPass;  // kPass, kImproved or kRegressed
+  State state = State::kPass;           // kPass, kImproved or kRegressed
   std::size_t changed() const;
   std::size_t changed_gated() const;  // moved metrics that are not informational
   std::vector<const MetricDiff*> with_verdict(Verdict v) const;
@@ -43,8 +42,7 @@ struct Comparison {
 // With `exact`, any change of any metric, informational ones included,
 // counts as a regression (used to prove that an edit moves nothing). A broken
 // invariant of the policy makes the state regressed whatever the baseline says.
-Comparison compare_metrics(const Metrics& baseline, const Metrics& current,
-                           const Policy& policy, bool exact = false);
+Comparison compare_metrics(const Metrics& baseline, const Metrics& current, const Policy& policy, bool exact = false);
 
 // Names in result files and reports.
 const char* change_name(Change c);

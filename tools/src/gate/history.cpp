@@ -54,8 +54,10 @@ class HistoryBuilder {
     std::set<std::string> touched;
     for (const auto& change : entry.changes) {
       if (!change.path.ends_with(".json")) continue;
-      if (change.blob.empty()) files_.erase(change.path);
-      else files_[change.path] = change.blob;
+      if (change.blob.empty())
+        files_.erase(change.path);
+      else
+        files_[change.path] = change.blob;
       touched.insert(main_file_of(change.path));
     }
     std::map<std::string, Found> found;

@@ -85,7 +85,7 @@ struct SeriesPoint {
 struct MetricSeries {
   std::string metric;
   Direction direction = Direction::kInfo;
-  std::string rule;               // "lower is better, 1%" ("" without a rule)
+  std::string rule;                 // "lower is better, 1%" ("" without a rule)
   std::vector<SeriesPoint> points;  // the first value, then each change
 };
 
@@ -110,7 +110,7 @@ struct TestSeries {
   const TestHistory* test = nullptr;
   std::vector<MetricSeries> metrics;  // by name
   std::vector<Drift> drifts;
-  std::vector<VersionEvent> events;   // oldest first
+  std::vector<VersionEvent> events;  // oldest first
 };
 
 // The series of one test's metrics: those matching one of `patterns` ('*'

@@ -35,14 +35,15 @@ void unjudge_new_remarks(Comparison& c, std::vector<std::string>& notes) {
     if (d.change != Change::kNew || !always.count(d.name) || d.direction == Direction::kInfo) continue;
     moved = moved || d.verdict != Verdict::kInfo;
     d.verdict = Verdict::kInfo;
-    notes.push_back(fmt::format("{} is new with this toolchain ({} now; the baseline's did not report it): "
-                                "not judged",
-                                d.name, d.current));
+    notes.push_back(
+        fmt::format("{} is new with this toolchain ({} now; the baseline's did not report it): "
+                    "not judged",
+                    d.name, d.current));
   }
   if (!moved || c.state == State::kPass) return;
   c.state = !c.with_verdict(Verdict::kRegressed).empty() || !c.broken.empty() ? State::kRegressed
-            : !c.with_verdict(Verdict::kImproved).empty()                    ? State::kImproved
-                                                                             : State::kPass;
+            : !c.with_verdict(Verdict::kImproved).empty()                     ? State::kImproved
+                                                                              : State::kPass;
 }
 
 // The most a trade-off line names of the metrics that regressed.
@@ -131,9 +132,10 @@ std::string judgement_message(const Judgement& j, const std::string& command) {
                             fmt::join(j.toolchain, ", "), preview),
                 "review and update with");
   }
-  std::string tuned = j.tuning() ? fmt::format("tuning change ({}), judged by the launch estimate {}: ",
-                                               fmt::join(j.signature, "; "), kLaunchEstimate)
-                                 : "";
+  std::string tuned =
+      j.tuning() ? fmt::format("tuning change ({}), judged by the launch estimate {}: ", fmt::join(j.signature, "; "),
+                               kLaunchEstimate)
+                 : "";
   std::string over;  // what is over its limit
   if (!regressed.empty() || !c.broken.empty()) {
     std::vector<std::string> what;
@@ -148,10 +150,12 @@ std::string judgement_message(const Judgement& j, const std::string& command) {
       return with(fmt::format("the configuration exports another kernel than the baseline's ({}){}",
                               fmt::join(j.signature, "; "), over.empty() ? "" : "; " + over),
                   "if intended, update with");
-    case State::kRegressed: return with(over, "if intended, accept with");
+    case State::kRegressed:
+      return with(over, "if intended, accept with");
     case State::kStale:
       return with(tuned + "improved beyond tolerance, and strict mode fails on a stale baseline", "tighten it with");
-    case State::kImproved: return with(tuned + "improved beyond tolerance", "tighten the baseline with");
+    case State::kImproved:
+      return with(tuned + "improved beyond tolerance", "tighten the baseline with");
     default:
       return j.tuning() ? with(tuned + "within its limit", "record the tuned configuration with") : "";
   }

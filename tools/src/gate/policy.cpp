@@ -60,8 +60,8 @@ Direction parse_direction(const std::string& s) {
 // file and the entry's key ("rules[3]"). `type_error` says what the fields
 // must be.
 template <typename T, typename Parse>
-void append_entries(const nlohmann::json& list, const std::string& file, const std::string& where,
-                    const char* what, const char* type_error, std::vector<T>& out, Parse parse) {
+void append_entries(const nlohmann::json& list, const std::string& file, const std::string& where, const char* what,
+                    const char* type_error, std::vector<T>& out, Parse parse) {
   if (!list.is_array()) {
     throw InputError(file, 0, fmt::format("key '{}' must be a list of {}", where, what));
   }
@@ -111,14 +111,12 @@ Invariant parse_invariant_entry(const nlohmann::json& r) {
 
 void append_rules(const nlohmann::json& list, const std::string& file, const std::string& where,
                   std::vector<Rule>& out) {
-  append_entries(list, file, where, "rules", "needs a string 'metric' and string fields", out,
-                 parse_rule);
+  append_entries(list, file, where, "rules", "needs a string 'metric' and string fields", out, parse_rule);
 }
 
 void append_invariants(const nlohmann::json& list, const std::string& file, const std::string& where,
                        std::vector<Invariant>& out) {
-  append_entries(list, file, where, "invariants", "'require' and 'why' must be strings", out,
-                 parse_invariant_entry);
+  append_entries(list, file, where, "invariants", "'require' and 'why' must be strings", out, parse_invariant_entry);
 }
 
 void check_keys(const nlohmann::json& j, const std::string& file, const std::string& where,
@@ -130,8 +128,7 @@ void check_keys(const nlohmann::json& j, const std::string& file, const std::str
   }
 }
 
-void load_text(const std::string& text, const std::string& file, const std::string& config,
-               Policy& out) {
+void load_text(const std::string& text, const std::string& file, const std::string& config, Policy& out) {
   auto j = parse_json(text, file);
   if (!j.is_object()) throw InputError(file, 0, "expected a JSON object");
   check_keys(j, file, "", {"rules", "invariants", "configs", "why"});
@@ -162,8 +159,7 @@ void load_file(const std::string& file, const std::string& config, Policy& out) 
 }  // namespace
 
 double Tolerance::limit(std::int64_t baseline) const {
-  return std::max(relative * std::fabs(static_cast<double>(baseline)),
-                  static_cast<double>(absolute));
+  return std::max(relative * std::fabs(static_cast<double>(baseline)), static_cast<double>(absolute));
 }
 
 Tolerance parse_tolerance(const std::string& text) {
@@ -190,10 +186,14 @@ Tolerance parse_tolerance(const std::string& text) {
 
 const char* direction_name(Direction d) {
   switch (d) {
-    case Direction::kLower: return "lower";
-    case Direction::kHigher: return "higher";
-    case Direction::kExact: return "exact";
-    case Direction::kInfo: return "info";
+    case Direction::kLower:
+      return "lower";
+    case Direction::kHigher:
+      return "higher";
+    case Direction::kExact:
+      return "exact";
+    case Direction::kInfo:
+      return "info";
   }
   return "?";
 }
@@ -238,8 +238,7 @@ Policy parse_policy(const std::string& text, const std::string& file, const std:
   return policy;
 }
 
-Policy load_policy(const std::string& checks_dir, const std::string& kernel,
-                   const std::string& config) {
+Policy load_policy(const std::string& checks_dir, const std::string& kernel, const std::string& config) {
   namespace fs = std::filesystem;
   // The names become file names: nothing outside checks_dir may be read.
   if (!name_problem(kernel).empty()) throw UsageError("kernel name '" + kernel + "' must match [A-Za-z0-9_]+");
@@ -258,7 +257,8 @@ Policy load_policy(const std::string& checks_dir, const std::string& kernel,
 namespace {
 
 [[noreturn]] void bad_require(const std::string& text) {
-  throw UsageError("require '" + text + "' must look like 'local.bytes == 0' or "
+  throw UsageError("require '" + text +
+                   "' must look like 'local.bytes == 0' or "
                    "'remarks.load.tma_shape.* == {64x64, 64x128}'");
 }
 

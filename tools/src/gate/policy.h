@@ -24,7 +24,7 @@ struct Metrics;
 enum class Direction { kLower, kHigher, kExact, kInfo };
 
 struct Tolerance {
-  double relative = 0;     // fraction of the baseline value: "5%" -> 0.05
+  double relative = 0;  // fraction of the baseline value: "5%" -> 0.05
   std::int64_t absolute = 0;
   // The largest change allowed for a metric whose baseline is `baseline`.
   double limit(std::int64_t baseline) const;
@@ -49,8 +49,8 @@ struct Invariant {
 };
 
 struct Policy {
-  std::vector<Rule> rules;            // in priority order
-  std::vector<Invariant> invariants;  // all must hold
+  std::vector<Rule> rules;                            // in priority order
+  std::vector<Invariant> invariants;                  // all must hold
   const Rule* find(const std::string& metric) const;  // nullptr: no rule
 };
 
@@ -68,8 +68,7 @@ Policy parse_policy(const std::string& text, const std::string& file, const std:
 // Loads checks/<kernel>.json (if present, config entries first) and
 // checks/default.json (required). Errors name the file and the key; a
 // kernel or config name outside [A-Za-z0-9_]+ is a UsageError.
-Policy load_policy(const std::string& checks_dir, const std::string& kernel,
-                   const std::string& config);
+Policy load_policy(const std::string& checks_dir, const std::string& kernel, const std::string& config);
 
 struct BrokenInvariant {
   const Invariant* invariant;

@@ -27,8 +27,9 @@ nlohmann::json read_dump_record(std::string& bytecode, const std::string& dump_i
     if (dump.is_object() && dump.contains("problem_error")) problem_from_record(dump, dump_info);
   }
   if (!fs::exists(bytecode)) {
-    throw InputError(bytecode, 0, "bytecode not found: the dump step for this kernel did not run "
-                                  "or failed (see the dump.* test)");
+    throw InputError(bytecode, 0,
+                     "bytecode not found: the dump step for this kernel did not run "
+                     "or failed (see the dump.* test)");
   }
   if (!fs::exists(dump_info)) throw InputError(dump_info, 0, "dump record not found");
   if (!dump.is_object()) throw InputError(dump_info, 0, "the dump record must be a JSON object");

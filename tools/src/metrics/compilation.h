@@ -38,6 +38,6 @@ CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& d
 // the bytecode with the folders it names left out (cache_paths.h), and those
 // folders, which the entry's text files hold as tokens.
 CacheKey compile_key(const std::string& bytecode, const nlohmann::json& dump, const std::string& arch,
-                        const CompileSetup& setup);
+                     const CompileSetup& setup);
 
 }  // namespace tileperf

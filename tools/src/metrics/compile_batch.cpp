@@ -51,8 +51,7 @@ void read_record_entries(const std::string& record_file, std::vector<BatchEntry>
 
 std::vector<BatchEntry> read_batch_list(const std::string& file) {
   nlohmann::json j = parse_json(read_file(file), file);
-  if (!j.is_object() || j.value("format", "") != kListFormat || !j.contains("records") ||
-      !j.at("records").is_array()) {
+  if (!j.is_object() || j.value("format", "") != kListFormat || !j.contains("records") || !j.at("records").is_array()) {
     throw InputError(file, 0, std::string("not a ") + kListFormat + " list");
   }
   std::vector<BatchEntry> entries;
@@ -68,7 +67,7 @@ namespace {
 struct Job {
   const BatchEntry* entry;
   CacheKey key;
-  std::string prefix;  // <scratch>/<n>, beside which the outputs go
+  std::string prefix;    // <scratch>/<n>, beside which the outputs go
   std::string bytecode;  // the entry's, or its architecture's own (see read_dump_record)
 };
 
@@ -84,13 +83,15 @@ void compile_job(std::size_t i, void* context) {
   const Job& job = (*c.jobs)[i];
   try {
     std::string cubin = prefixed_file(job.prefix, FileKind::kCubin);
-    auto compiled = compile_bytecode(*c.tc, job.bytecode, job.entry->arch, cubin, prefixed_file(job.prefix, FileKind::kRemarks));
+    auto compiled =
+        compile_bytecode(*c.tc, job.bytecode, job.entry->arch, cubin, prefixed_file(job.prefix, FileKind::kRemarks));
     write_file_atomic(job.prefix + ".seconds", fmt::format("{:.3f}", compiled.seconds), Durability::kRenamed);
     parse_elf(read_file(cubin), cubin);
     write_file_atomic(prefixed_file(job.prefix, FileKind::kResUsage),
                       run_cuobjdump(*c.tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin),
                       Durability::kRenamed);
-    write_file_atomic(prefixed_file(job.prefix, FileKind::kTileir), run_tileirdisasm(*c.tc, job.bytecode), Durability::kRenamed);
+    write_file_atomic(prefixed_file(job.prefix, FileKind::kTileir), run_tileirdisasm(*c.tc, job.bytecode),
+                      Durability::kRenamed);
   } catch (const std::exception& e) {
     try {
       write_file_atomic(job.prefix + ".error", e.what(), Durability::kRenamed);
@@ -129,9 +130,8 @@ std::vector<Job> pending_jobs(const std::vector<BatchEntry>& entries, const Tool
     }
   }
   // The largest bytecode first, so that no worker is left with a long one at the end.
-  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) {
-    return fs::file_size(a.bytecode) > fs::file_size(b.bytecode);
-  });
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const Job& a, const Job& b) { return fs::file_size(a.bytecode) > fs::file_size(b.bytecode); });
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].prefix = (fs::path(scratch) / std::to_string(i)).string();
   return jobs;
 }

@@ -34,7 +34,7 @@ std::vector<BatchEntry> read_batch_list(const std::string& file);
 
 struct BatchOutcome {
   std::size_t entries = 0, cached = 0, compiled = 0, disassembler_calls = 0;
-  std::vector<std::string> left;  // "<test>: <why>": left to their checks
+  std::vector<std::string> left;                  // "<test>: <why>": left to their checks
   std::map<std::string, double> compile_seconds;  // test -> tileiras's time
   // Wall seconds of each phase: the cache lookups, the compilations (with
   // cuobjdump -res-usage and tileirdisasm), the disassembly, the storing.

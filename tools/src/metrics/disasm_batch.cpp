@@ -119,8 +119,8 @@ std::vector<RawInstruction> parse_raw_listing(const std::string& text) {
       throw InputError("nvdisasm raw listing", static_cast<int>(i + 1), "unexpected instruction line",
                        std::string(line));
     }
-    out.push_back({*address, rtrim(line.substr(close + 2, enc - close - 2)), std::string(line.substr(enc)),
-                   std::move(high)});
+    out.push_back(
+        {*address, rtrim(line.substr(close + 2, enc - close - 2)), std::string(line.substr(enc)), std::move(high)});
     ++i;
   }
   return out;
@@ -137,8 +137,7 @@ bool relative_target(std::string_view body, std::size_t& at, std::size_t& len) {
   if (!v.empty() && v[0] == '@') v.remove_prefix(std::min(v.size(), v.find(' ') + 1));
   std::string_view opcode = v.substr(0, v.find(' '));
   std::string_view base = base_opcode(opcode);
-  bool relative = (base == "BRA" || base == "BSSY" || has_modifier(opcode, "REL")) &&
-                  !has_modifier(opcode, "ABS");
+  bool relative = (base == "BRA" || base == "BSSY" || has_modifier(opcode, "REL")) && !has_modifier(opcode, "ABS");
   if (!relative) return false;
   std::size_t semi = body.rfind(';');
   std::size_t x = body.rfind("0x", semi);
@@ -154,8 +153,8 @@ bool relative_target(std::string_view body, std::size_t& at, std::size_t& len) {
 }  // namespace
 
 std::optional<std::string> render_function(const ListingFrame& frame, const std::string& function,
-                                           const std::vector<RawInstruction>& instructions,
-                                           std::uint64_t base, std::uint64_t size) {
+                                           const std::vector<RawInstruction>& instructions, std::uint64_t base,
+                                           std::uint64_t size) {
   std::vector<std::string> left;
   std::size_t width = 0;
   for (const auto& insn : instructions) {
@@ -257,8 +256,8 @@ std::optional<ListingFrame> read_frame(const std::string& file) {
 
 void save_frame(const std::string& file, const ListingFrame& f) {
   if (file.empty()) return;
-  nlohmann::json j = {{"before_name", f.before_name}, {"after_name", f.after_name}, {"trailer", f.trailer},
-                      {"raw_arch", f.raw_arch}};
+  nlohmann::json j = {
+      {"before_name", f.before_name}, {"after_name", f.after_name}, {"trailer", f.trailer}, {"raw_arch", f.raw_arch}};
   try {
     write_file_atomic(file, j.dump() + "\n", Durability::kRenamed);
   } catch (const Error&) {
@@ -299,8 +298,8 @@ void take_listings(const Toolchain& tc, const std::vector<std::string>& cubins, 
                                      raw.begin() + static_cast<std::ptrdiff_t>(at));
     bool whole = mine.size() == m->code.bytes.size() / kSlot;
     for (std::size_t k = 0; whole && k < mine.size(); ++k) whole = mine[k].address == m->base + k * kSlot;
-    auto listing = whole ? render_function(*m->frame, m->code.function, mine, m->base, m->code.bytes.size())
-                         : std::nullopt;
+    auto listing =
+        whole ? render_function(*m->frame, m->code.function, mine, m->base, m->code.bytes.size()) : std::nullopt;
     done.listings[m->index] = listing ? BatchListing{listing, ""} : alone(tc, cubins[m->index], done.processes);
   }
 }
@@ -308,8 +307,7 @@ void take_listings(const Toolchain& tc, const std::vector<std::string>& cubins, 
 // The raw-mode calls: each architecture's members, cut where a call would
 // pass kRawCallBytes, then the largest call halved while there are fewer
 // calls than workers, so that every worker has one.
-std::vector<std::vector<Member*>> plan_calls(const std::map<std::string, std::vector<Member*>>& by_arch,
-                                             int workers) {
+std::vector<std::vector<Member*>> plan_calls(const std::map<std::string, std::vector<Member*>>& by_arch, int workers) {
   auto bytes_of = [](const std::vector<Member*>& call) {
     std::uint64_t bytes = 0;
     for (const Member* m : call) bytes += m->code.bytes.size();
@@ -331,9 +329,8 @@ std::vector<std::vector<Member*>> plan_calls(const std::map<std::string, std::ve
     if (!call.empty()) calls.push_back(std::move(call));
   }
   while (calls.size() < static_cast<std::size_t>(std::max(1, workers))) {
-    auto largest = std::max_element(calls.begin(), calls.end(), [&](const auto& a, const auto& b) {
-      return bytes_of(a) < bytes_of(b);
-    });
+    auto largest = std::max_element(calls.begin(), calls.end(),
+                                    [&](const auto& a, const auto& b) { return bytes_of(a) < bytes_of(b); });
     if (largest == calls.end() || largest->size() < 2) break;
     std::uint64_t half = bytes_of(*largest) / 2, bytes = 0;
     std::size_t cut = 1;
@@ -350,8 +347,8 @@ std::vector<std::vector<Member*>> plan_calls(const std::map<std::string, std::ve
 
 }  // namespace
 
-Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string>& cubins,
-                              const std::string& frame_dir, int workers) {
+Disassembled disassemble_many(const Toolchain& tc, const std::vector<std::string>& cubins, const std::string& frame_dir,
+                              int workers) {
   Disassembled done;
   done.listings.resize(cubins.size());
   std::vector<Member> members;

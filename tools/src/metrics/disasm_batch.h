@@ -48,8 +48,8 @@ std::optional<ListingFrame> listing_frame(const std::string& listing, const std:
 // One instruction of a raw-mode listing.
 struct RawInstruction {
   std::uint64_t address = 0;
-  std::string body;        // predicate, opcode, operands and ';', with nvdisasm's leading spaces
-  std::string low, high;   // "/* 0x... */" of each encoding word
+  std::string body;       // predicate, opcode, operands and ';', with nvdisasm's leading spaces
+  std::string low, high;  // "/* 0x... */" of each encoding word
 };
 
 // The instruction lines of a raw-mode nvdisasm listing; other lines (the
@@ -60,12 +60,12 @@ std::vector<RawInstruction> parse_raw_listing(const std::string& text);
 // function began at `base`) rebased to 0 and framed. nullopt when an
 // instruction's rebased branch target falls outside the function.
 std::optional<std::string> render_function(const ListingFrame& frame, const std::string& function,
-                                           const std::vector<RawInstruction>& instructions,
-                                           std::uint64_t base, std::uint64_t size);
+                                           const std::vector<RawInstruction>& instructions, std::uint64_t base,
+                                           std::uint64_t size);
 
 // Where a cubin's code lies for the raw mode: its one .text section.
 struct CubinCode {
-  std::string function;   // the section name after ".text."
+  std::string function;  // the section name after ".text."
   std::string bytes;
   std::uint32_t flags = 0;
   std::uint16_t abi = 0;

@@ -16,9 +16,8 @@ std::int64_t max_over_functions(const ResourceUsage& usage, const std::string& k
 
 }  // namespace
 
-std::map<std::string, std::int64_t> extract_metrics(const SassListing& sass,
-                                                     const ResourceUsage& resources,
-                                                     const ElfFile& cubin) {
+std::map<std::string, std::int64_t> extract_metrics(const SassListing& sass, const ResourceUsage& resources,
+                                                    const ElfFile& cubin) {
   std::map<std::string, std::int64_t> m;
   SassCounts counts = count_sass(sass);
   m["sass.instructions"] = static_cast<std::int64_t>(counts.instructions);

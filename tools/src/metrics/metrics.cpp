@@ -125,16 +125,9 @@ std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& no
 
 nlohmann::json to_json(const Metrics& m) {
   nlohmann::json j = {
-      {"format", kMetricsFormat},
-      {"test", m.id.name()},
-      {"kernel", m.id.kernel},
-      {"config", m.id.config},
-      {"arch", m.id.arch},
-      {"toolchain", m.toolchain},
-      {"flags", m.flags},
-      {"generator", m.generator},
-      {"signature", m.signature},
-      {"metrics", m.values},
+      {"format", kMetricsFormat}, {"test", m.id.name()},      {"kernel", m.id.kernel}, {"config", m.id.config},
+      {"arch", m.id.arch},        {"toolchain", m.toolchain}, {"flags", m.flags},      {"generator", m.generator},
+      {"signature", m.signature}, {"metrics", m.values},
   };
   if (!m.lines.empty()) j["lines"] = m.lines;
   if (!m.line_text.empty()) j["line_text"] = m.line_text;
@@ -166,8 +159,6 @@ Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) 
   return m;
 }
 
-Metrics read_metrics(const std::string& path) {
-  return metrics_from_json(parse_json(read_file(path), path), path);
-}
+Metrics read_metrics(const std::string& path) { return metrics_from_json(parse_json(read_file(path), path), path); }
 
 }  // namespace tileperf

@@ -31,7 +31,7 @@ std::optional<TestId> parse_test_name(const std::string& name);
 
 struct Metrics {
   TestId id;
-  std::map<std::string, std::string> toolchain;  // tool -> version
+  std::map<std::string, std::string> toolchain;     // tool -> version
   nlohmann::json flags = nlohmann::json::object();  // tool -> argument list
   std::string generator;
   // What the configuration exported: symbol, calling convention, each

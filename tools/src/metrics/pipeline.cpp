@@ -47,14 +47,21 @@ std::optional<std::int64_t> shape_product(const std::string& shape) {
 // The guide's thresholds, as far as the toolchain reports what they need.
 std::vector<std::string> resource_notes(const std::map<std::string, std::int64_t>& m) {
   std::vector<std::string> notes;
-  auto get = [&](const char* k) { auto it = m.find(k); return it == m.end() ? 0 : it->second; };
+  auto get = [&](const char* k) {
+    auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+  };
   if (get("local.bytes") > 0) {
-    notes.push_back(fmt::format("{} bytes of local memory per thread (spills): likely register "
-                                "pressure", get("local.bytes")));
+    notes.push_back(
+        fmt::format("{} bytes of local memory per thread (spills): likely register "
+                    "pressure",
+                    get("local.bytes")));
   }
   if (get("regs") >= kMaxRegisters) {
-    notes.push_back(fmt::format("all {} registers per thread in use: likely register pressure, "
-                                "one block per SM at most", get("regs")));
+    notes.push_back(
+        fmt::format("all {} registers per thread in use: likely register pressure, "
+                    "one block per SM at most",
+                    get("regs")));
   }
   return notes;
 }
@@ -78,12 +85,11 @@ std::int64_t tensor_macs_hint(const std::map<std::string, std::int64_t>& m) {
 
 namespace {
 
-std::int64_t bounded_integer(const nlohmann::json& j, const std::string& what,
-                             const std::string& filename, std::int64_t minimum, std::int64_t maximum) {
+std::int64_t bounded_integer(const nlohmann::json& j, const std::string& what, const std::string& filename,
+                             std::int64_t minimum, std::int64_t maximum) {
   bool fits = j.is_number_integer() && !(j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(maximum));
   if (!fits || j.get<std::int64_t>() < minimum || j.get<std::int64_t>() > maximum) {
-    throw InputError(filename, 0, fmt::format("problem: {} must be an integer from {} to {}", what,
-                                              minimum, maximum));
+    throw InputError(filename, 0, fmt::format("problem: {} must be an integer from {} to {}", what, minimum, maximum));
   }
   return j.get<std::int64_t>();
 }
@@ -95,9 +101,9 @@ void throw_problem_error(const nlohmann::json& e, const std::string& filename) {
       !e.at("message").is_string()) {
     throw InputError(filename, 0, "problem_error: expected an object with a 'file', a 'line' and a 'message'");
   }
-  int line = e.contains("line") ? static_cast<int>(bounded_integer(e.at("line"), "the line of problem_error",
-                                                                   filename, 0, kMaxLine))
-                                : 0;
+  int line = e.contains("line")
+                 ? static_cast<int>(bounded_integer(e.at("line"), "the line of problem_error", filename, 0, kMaxLine))
+                 : 0;
   throw InputError(e.at("file").get<std::string>(), line, e.at("message").get<std::string>());
 }
 
@@ -117,16 +123,17 @@ std::vector<std::pair<std::string, int>> call_sites(const nlohmann::json& t, con
 
 }  // namespace
 
-nlohmann::json record_for_arch(const nlohmann::json& record, const std::string& arch,
-                               const std::string& filename) {
+nlohmann::json record_for_arch(const nlohmann::json& record, const std::string& arch, const std::string& filename) {
   if (arch.empty() || !record.is_object() || !record.contains("archs")) return record;
   const auto& archs = record.at("archs");
   if (!archs.is_object()) throw InputError(filename, 0, "archs: expected an object of architectures");
   if (!archs.contains(arch)) {
     std::vector<std::string> known;
     for (const auto& [name, entry] : archs.items()) known.push_back(name);
-    throw InputError(filename, 0, fmt::format("the configuration was exported for {} but not for {}: "
-                                              "re-run the dump step", fmt::join(known, ", "), arch));
+    throw InputError(filename, 0,
+                     fmt::format("the configuration was exported for {} but not for {}: "
+                                 "re-run the dump step",
+                                 fmt::join(known, ", "), arch));
   }
   const auto& entry = archs.at(arch);
   if (!entry.is_object()) throw InputError(filename, 0, fmt::format("archs.{}: expected an object", arch));
@@ -158,8 +165,8 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
     p.blocks *= p.grid.back();
   }
   for (const auto& t : j.at("trips")) {
-    if (!t.is_object() || !t.contains("loop") || !t.contains("file") || !t.contains("lines") ||
-        !t.contains("trips") || !t.at("lines").is_array()) {
+    if (!t.is_object() || !t.contains("loop") || !t.contains("file") || !t.contains("lines") || !t.contains("trips") ||
+        !t.at("lines").is_array()) {
       throw InputError(filename, 0, "problem: each trips entry needs 'loop', 'file', 'lines' and 'trips'");
     }
     TripDeclaration d;
@@ -181,7 +188,8 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
       if (a.is_boolean()) {
         arg.known = true;
         arg.integer = a.get<bool>() ? 1 : 0;
-      } else if (a.is_number_integer() && !(a.is_number_unsigned() && a.get<std::uint64_t>() > std::uint64_t(INT64_MAX))) {
+      } else if (a.is_number_integer() &&
+                 !(a.is_number_unsigned() && a.get<std::uint64_t>() > std::uint64_t(INT64_MAX))) {
         arg.known = true;
         arg.integer = a.get<std::int64_t>();
       } else if (a.is_number()) {
@@ -194,11 +202,13 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
       p.arguments.push_back(arg);
     }
   }
-  if (j.contains("args_error") && j.at("args_error").is_string()) p.no_arguments = j.at("args_error").get<std::string>();
+  if (j.contains("args_error") && j.at("args_error").is_string())
+    p.no_arguments = j.at("args_error").get<std::string>();
   if (j.contains("declared_at") && j.at("declared_at").is_object()) {
     const auto& at = j.at("declared_at");
     if (at.contains("file") && at.at("file").is_string()) p.declared_file = at.at("file").get<std::string>();
-    if (at.contains("line")) p.declared_line = static_cast<int>(bounded_integer(at.at("line"), "declared_at.line", filename, 0, kMaxLine));
+    if (at.contains("line"))
+      p.declared_line = static_cast<int>(bounded_integer(at.at("line"), "declared_at.line", filename, 0, kMaxLine));
   }
   if (j.contains("launch_error")) {
     p.floor_unknown = j.at("launch_error").is_string() ? j.at("launch_error").get<std::string>() : "not a string";
@@ -241,9 +251,8 @@ std::map<std::string, std::string> artifact_paths(const std::string& prefix) {
   return paths;
 }
 
-ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
-                             const std::string& bytecode, const std::string& remarks,
-                             const std::string& keep_prefix) {
+ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin, const std::string& bytecode,
+                             const std::string& remarks, const std::string& keep_prefix) {
   check_cubin(cubin);
   ToolOutputs o;
   o.from_tools = true;
@@ -289,12 +298,12 @@ KernelAttributes kernel_of(const SassListing& sass, const std::string& cubin_dat
   return {};
 }
 
-Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem,
-                    bool keep_events, const std::map<std::string, double>& latency_overrides) {
+Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem, bool keep_events,
+                    const std::map<std::string, double>& latency_overrides) {
   std::istringstream sass_in(outputs.sass_text);
   std::istringstream res_in(outputs.res_usage_text);
-  SassListing sass = parse_output(outputs, "cuobjdump --dump-sass " + cubin,
-                                  [&] { return parse_sass(sass_in, outputs.sass_name); });
+  SassListing sass =
+      parse_output(outputs, "cuobjdump --dump-sass " + cubin, [&] { return parse_sass(sass_in, outputs.sass_name); });
   ResourceUsage res = parse_output(outputs, "cuobjdump -res-usage " + cubin,
                                    [&] { return parse_resource_usage(res_in, outputs.res_usage_name); });
   std::string cubin_data = read_file(cubin);
@@ -308,8 +317,8 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   }
   std::optional<TileIrStats> tileir;
   if (!outputs.tileir_name.empty()) {
-    tileir = parse_output(outputs, "tileirdisasm",
-                          [&] { return parse_tileir(outputs.tileir_text, outputs.tileir_name); });
+    tileir =
+        parse_output(outputs, "tileirdisasm", [&] { return parse_tileir(outputs.tileir_text, outputs.tileir_name); });
     out.values.merge(tileir_metrics(*tileir));
   }
   LineTable lines = read_line_table(cubin_data, elf, cubin);
@@ -319,9 +328,12 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   int warps = static_cast<int>(std::min<std::int64_t>((attributes.threads_per_block() + 31) / 32, kMaxWarps));
   std::vector<TripDeclaration> computed;
   if (tileir) {
-    SkeletonInputs skeleton{&tileir->program, &*tileir, problem ? problem->grid : std::vector<std::int64_t>{1},
+    SkeletonInputs skeleton{&tileir->program,
+                            &*tileir,
+                            problem ? problem->grid : std::vector<std::int64_t>{1},
                             problem ? problem->arguments : std::vector<LaunchArgument>{},
-                            problem ? problem->no_arguments : "no problem declared", problem};
+                            problem ? problem->no_arguments : "no problem declared",
+                            problem};
     out.skeleton = evaluate_skeleton(skeleton);
     computed = out.skeleton.trips(-1);
     for (const auto& note : out.skeleton.notes) out.notes.push_back(note);
@@ -331,12 +343,23 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   out.loops = analyze_loops(sass, options, &flows);
   out.values.merge(loop_metrics(out.loops, problem));
   for (const auto& note : out.loops.notes) out.notes.push_back(note);
-  LaunchInputs launch{&sass, &flows, &out.loops, &lines, tileir ? &*tileir : nullptr, problem,
-                      tileir ? &out.skeleton : nullptr, attributes,
-                      out.values["regs"], out.values["shared.bytes"],
-                      out.values["local.bytes"] + out.values["stack.bytes"], hint, keep_events, latency_overrides};
+  LaunchInputs launch{&sass,
+                      &flows,
+                      &out.loops,
+                      &lines,
+                      tileir ? &*tileir : nullptr,
+                      problem,
+                      tileir ? &out.skeleton : nullptr,
+                      attributes,
+                      out.values["regs"],
+                      out.values["shared.bytes"],
+                      out.values["local.bytes"] + out.values["stack.bytes"],
+                      hint,
+                      keep_events,
+                      latency_overrides};
   out.launch = estimate_launch(launch);
-  if (out.launch.classes > 1) out.values["cost.launch"] = std::llround(std::min(out.launch.launch_cost, double(kMaxCount)));
+  if (out.launch.classes > 1)
+    out.values["cost.launch"] = std::llround(std::min(out.launch.launch_cost, double(kMaxCount)));
   out.values.merge(launch_metrics(out.launch));
   for (const auto& note : out.launch.notes) out.notes.push_back(note);
   for (auto& note : resource_notes(out.values)) out.notes.push_back(std::move(note));

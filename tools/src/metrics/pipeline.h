@@ -32,15 +32,14 @@ struct ToolOutputs {
 // Runs cuobjdump on `cubin` and tileirdisasm on `bytecode`, reads the
 // remarks tileiras wrote to `remarks`; with a non-empty `keep_prefix` also
 // saves <prefix>.sass, <prefix>.res-usage.txt and <prefix>.tileir.
-ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin,
-                             const std::string& bytecode, const std::string& remarks,
-                             const std::string& keep_prefix);
+ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin, const std::string& bytecode,
+                             const std::string& remarks, const std::string& keep_prefix);
 
 struct Measurement {
   std::map<std::string, std::int64_t> values;
   std::vector<std::string> notes;  // diagnostics: never gate by themselves
   Skeleton skeleton;               // the kernel's control skeleton, evaluated for the problem's launch
-  LoopAnalysis loops;                // the loops behind the loop.* and cost.* metrics
+  LoopAnalysis loops;              // the loops behind the loop.* and cost.* metrics
   LaunchEstimate launch;           // the launch model behind cost.time_ns (its timeline without events)
   LineCounts lines;                // instructions per source line
 };
@@ -57,9 +56,8 @@ std::map<std::string, std::string> artifact_paths(const std::string& prefix);
 
 // With `keep_events`, the launch estimate keeps each loop's replay (the
 // picture of `tileperf loops --gantt` and the HTML report).
-Measurement measure(const ToolOutputs& outputs, const std::string& cubin,
-                    const Problem* problem = nullptr, bool keep_events = false,
-                    const std::map<std::string, double>& latency_overrides = {});
+Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem = nullptr,
+                    bool keep_events = false, const std::map<std::string, double>& latency_overrides = {});
 
 // The attributes of the listing's kernel: the first function the cubin
 // gives a thread count.
@@ -81,8 +79,7 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
 // one's problem, signature and bytecode file name under "archs"; they
 // replace the record's own (an empty `arch`: the record as it is, whose
 // own are the first architecture's). InputError when it has none for `arch`.
-nlohmann::json record_for_arch(const nlohmann::json& record, const std::string& arch,
-                               const std::string& filename);
+nlohmann::json record_for_arch(const nlohmann::json& record, const std::string& arch, const std::string& filename);
 
 // cuobjdump arguments, recorded in metrics next to the tileiras flags. The
 // listing is what `cuobjdump --dump-sass` prints, byte for byte, whether

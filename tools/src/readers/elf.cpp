@@ -13,24 +13,21 @@ namespace {
 
 class Reader {
  public:
-  Reader(const std::string& data, const std::string& filename)
-      : data_(data), filename_(filename) {}
+  Reader(const std::string& data, const std::string& filename) : data_(data), filename_(filename) {}
 
   template <typename T>
   T read(std::uint64_t offset, const char* what) const {
     if (offset > data_.size() || sizeof(T) > data_.size() - offset) {
-      throw InputError(filename_, 0,
-                       fmt::format("truncated ELF: {} at byte {} lies past the end ({} bytes)",
-                                   what, offset, data_.size()));
+      throw InputError(
+          filename_, 0,
+          fmt::format("truncated ELF: {} at byte {} lies past the end ({} bytes)", what, offset, data_.size()));
     }
     T value;
     std::memcpy(&value, data_.data() + offset, sizeof(T));
     return value;
   }
 
-  [[noreturn]] void fail(const std::string& message) const {
-    throw InputError(filename_, 0, message);
-  }
+  [[noreturn]] void fail(const std::string& message) const { throw InputError(filename_, 0, message); }
 
   const std::string& data() const { return data_; }
 
@@ -51,7 +48,10 @@ std::string section_name(const Reader& r, const ElfSection& strtab, std::uint32_
 
 ElfFile parse_elf(const std::string& data, const std::string& filename) {
   Reader r(data, filename);
-  if (data.size() < 64 || std::memcmp(data.data(), "\x7f" "ELF", 4) != 0) {
+  if (data.size() < 64 || std::memcmp(data.data(),
+                                      "\x7f"
+                                      "ELF",
+                                      4) != 0) {
     r.fail("not an ELF file (bad magic or shorter than an ELF header)");
   }
   if (data[4] != 2 || data[5] != 1) r.fail("not a 64-bit little-endian ELF file");
@@ -71,8 +71,8 @@ ElfFile parse_elf(const std::string& data, const std::string& filename) {
   if (shentsize < 64) r.fail(fmt::format("section header entry size {} is too small", shentsize));
   if (shstrndx >= shnum) r.fail("section name table index out of range");
   if (shoff > data.size() || std::uint64_t(shnum) * shentsize > data.size() - shoff) {
-    r.fail(fmt::format("truncated ELF: {} section headers at byte {} lie past the end ({} bytes)", shnum,
-                       shoff, data.size()));
+    r.fail(fmt::format("truncated ELF: {} section headers at byte {} lie past the end ({} bytes)", shnum, shoff,
+                       data.size()));
   }
   elf.header_bytes = ehsize + (phoff ? std::uint64_t(phentsize) * phnum : 0);
   elf.section_header_size = shentsize;
@@ -90,8 +90,8 @@ ElfFile parse_elf(const std::string& data, const std::string& filename) {
     s.info = r.read<std::uint32_t>(at + 0x2c, "sh_info");
     s.entsize = r.read<std::uint64_t>(at + 0x38, "sh_entsize");
     if (s.has_file_data() && (s.offset > data.size() || s.size > data.size() - s.offset)) {
-      r.fail(fmt::format("truncated ELF: section {} ends at byte {} past the end ({} bytes)", i,
-                         s.offset + s.size, data.size()));
+      r.fail(fmt::format("truncated ELF: section {} ends at byte {} past the end ({} bytes)", i, s.offset + s.size,
+                         data.size()));
     }
     elf.sections.push_back(s);
   }
@@ -187,8 +187,8 @@ std::int64_t KernelAttributes::cluster_size() const {
   return std::int64_t(cluster[0]) * std::max(cluster[1], 1u) * std::max(cluster[2], 1u);
 }
 
-KernelAttributes kernel_attributes(const std::string& data, const ElfFile& elf,
-                                   const std::string& function, const std::string& filename) {
+KernelAttributes kernel_attributes(const std::string& data, const ElfFile& elf, const std::string& function,
+                                   const std::string& filename) {
   KernelAttributes out;
   int index = find_section(elf, ".nv.info." + function);
   if (index < 0) return out;

@@ -25,10 +25,10 @@ struct ElfSection {
 
 struct ElfFile {
   std::uint64_t file_size = 0;
-  std::uint32_t flags = 0;                 // e_flags: the architecture and its variant
-  std::uint16_t abi = 0;                   // EI_OSABI << 8 | EI_ABIVERSION
-  std::uint64_t header_bytes = 0;          // ELF header + program header table
-  std::uint64_t section_header_size = 0;   // bytes per section header entry
+  std::uint32_t flags = 0;                // e_flags: the architecture and its variant
+  std::uint16_t abi = 0;                  // EI_OSABI << 8 | EI_ABIVERSION
+  std::uint64_t header_bytes = 0;         // ELF header + program header table
+  std::uint64_t section_header_size = 0;  // bytes per section header entry
   std::vector<ElfSection> sections;
 };
 
@@ -74,7 +74,7 @@ struct KernelAttributes {
 
 // The attributes of `function` (InputError naming `filename` when its
 // .nv.info section is malformed); all zero when the cubin has no section for it.
-KernelAttributes kernel_attributes(const std::string& data, const ElfFile& elf,
-                                   const std::string& function, const std::string& filename);
+KernelAttributes kernel_attributes(const std::string& data, const ElfFile& elf, const std::string& function,
+                                   const std::string& filename);
 
 }  // namespace tileperf

@@ -16,8 +16,7 @@ constexpr std::uint32_t kSectionRela = 4;  // SHT_RELA
 // Bounds-checked little-endian reads from one section's bytes.
 class ByteReader {
  public:
-  ByteReader(std::string_view bytes, const std::string& filename)
-      : bytes_(bytes), filename_(filename) {}
+  ByteReader(std::string_view bytes, const std::string& filename) : bytes_(bytes), filename_(filename) {}
 
   std::size_t pos() const { return pos_; }
   std::size_t left() const { return bytes_.size() - std::min(pos_, bytes_.size()); }
@@ -30,7 +29,8 @@ class ByteReader {
   std::uint64_t fixed(int size) {
     need(static_cast<std::size_t>(size));
     std::uint64_t v = 0;
-    for (int i = size - 1; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(bytes_[pos_ + static_cast<std::size_t>(i)]);
+    for (int i = size - 1; i >= 0; --i)
+      v = v << 8 | static_cast<unsigned char>(bytes_[pos_ + static_cast<std::size_t>(i)]);
     pos_ += static_cast<std::size_t>(size);
     return v;
   }
@@ -84,8 +84,9 @@ class ByteReader {
 
 // Where each address operand of .debug_line points: offset in the section ->
 // (function, address), from the relocations against .text.<function>.
-std::map<std::uint64_t, std::pair<std::string, std::uint64_t>> relocated_addresses(
-    const std::string& cubin, const ElfFile& elf, int debug_line, const std::string& filename) {
+std::map<std::uint64_t, std::pair<std::string, std::uint64_t>> relocated_addresses(const std::string& cubin,
+                                                                                   const ElfFile& elf, int debug_line,
+                                                                                   const std::string& filename) {
   std::map<std::uint64_t, std::pair<std::string, std::uint64_t>> out;
   std::map<std::uint32_t, std::vector<ElfSymbol>> tables;  // read once per symbol table
   for (const auto& rela : elf.sections) {
@@ -231,14 +232,30 @@ void run_program(ByteReader& r, const Header& h, LineTable& table,
         r.seek(next);
         break;
       }
-      case 1: emit(table, emitted, h, s, false); break;  // copy
-      case 2: s.address += r.uleb() * h.min_instruction_length; break;
-      case 3: s.line = add_line(s.line, r.sleb()); break;
-      case 4: s.file = r.uleb(); break;
-      case 5: r.uleb(); break;  // column
-      case 6: case 7: break;    // negate_stmt, basic_block
-      case 8: s.address += std::uint64_t((255 - h.opcode_base) / h.line_range) * h.min_instruction_length; break;
-      case 9: s.address += r.fixed(2); break;
+      case 1:
+        emit(table, emitted, h, s, false);
+        break;  // copy
+      case 2:
+        s.address += r.uleb() * h.min_instruction_length;
+        break;
+      case 3:
+        s.line = add_line(s.line, r.sleb());
+        break;
+      case 4:
+        s.file = r.uleb();
+        break;
+      case 5:
+        r.uleb();
+        break;  // column
+      case 6:
+      case 7:
+        break;  // negate_stmt, basic_block
+      case 8:
+        s.address += std::uint64_t((255 - h.opcode_base) / h.line_range) * h.min_instruction_length;
+        break;
+      case 9:
+        s.address += r.fixed(2);
+        break;
       default:
         for (int i = 0; i < h.opcode_lengths[static_cast<std::size_t>(op - 1)]; ++i) r.uleb();
     }
@@ -251,15 +268,16 @@ std::optional<SourceLine> LineTable::find(const std::string& function, std::uint
   auto it = rows.find(function);
   if (it == rows.end()) return std::nullopt;
   const auto& v = it->second;
-  auto after = std::upper_bound(v.begin(), v.end(), address,
-                                [](std::uint64_t a, const Row& r) { return a < r.address; });
+  auto after =
+      std::upper_bound(v.begin(), v.end(), address, [](std::uint64_t a, const Row& r) { return a < r.address; });
   if (after == v.begin()) return std::nullopt;
   const Row& row = *std::prev(after);
   if (row.file < 0 || static_cast<std::size_t>(row.file) >= files.size()) return std::nullopt;
   SourceLine out{files[static_cast<std::size_t>(row.file)], row.line, {}};
   // A malformed table could make a cycle of calls: at most one step per call.
-  for (int c = row.call, steps = 0; c >= 0 && static_cast<std::size_t>(c) < calls.size() &&
-                                    steps < static_cast<int>(calls.size()); c = calls[static_cast<std::size_t>(c)].parent, ++steps) {
+  for (int c = row.call, steps = 0;
+       c >= 0 && static_cast<std::size_t>(c) < calls.size() && steps < static_cast<int>(calls.size());
+       c = calls[static_cast<std::size_t>(c)].parent, ++steps) {
     const Call& call = calls[static_cast<std::size_t>(c)];
     if (call.file >= 0 && static_cast<std::size_t>(call.file) < files.size()) {
       out.calls.emplace_back(files[static_cast<std::size_t>(call.file)], call.line);

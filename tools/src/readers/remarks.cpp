@@ -37,9 +37,7 @@ std::optional<std::vector<std::string>> shape_dims(const std::string& text) {
   return dims;
 }
 
-std::string scalar(const YAML::Node& node) {
-  return node && node.IsScalar() ? node.as<std::string>() : "";
-}
+std::string scalar(const YAML::Node& node) { return node && node.IsScalar() ? node.as<std::string>() : ""; }
 
 // "[64, 128, 16]" -> "64x128x16"; other text is kept as it is.
 std::string shape_key(const std::string& text) {
@@ -87,8 +85,7 @@ Remark to_remark(const YAML::Node& doc, const std::string& filename, int first_l
 }
 
 std::string document_key(const Remark& r) {
-  std::string key = fmt::format("{}|{}|{}|{}|{}:{}:{}", r.kind, r.pass, r.name, r.function, r.file,
-                                r.line, r.column);
+  std::string key = fmt::format("{}|{}|{}|{}|{}:{}:{}", r.kind, r.pass, r.name, r.function, r.file, r.line, r.column);
   for (const auto& [k, v] : r.args) key += "|" + k + "=" + v;
   return key;
 }
@@ -142,8 +139,7 @@ YAML::Node load_document(const Document& doc, const std::string& filename) {
     return YAML::Load(doc.text);
   } catch (const YAML::Exception& e) {
     int line = doc.first_line + std::max(0, e.mark.line);
-    throw InputError(filename, line, "invalid YAML: " + e.msg,
-                     line_at(doc.text, line - doc.first_line + 1));
+    throw InputError(filename, line, "invalid YAML: " + e.msg, line_at(doc.text, line - doc.first_line + 1));
   }
 }
 
@@ -211,8 +207,9 @@ std::string Remark::where() const {
 
 std::vector<Remark> parse_remarks(const std::string& text, const std::string& filename) {
   if (text.size() > kMaxRemarksBytes) {
-    throw InputError(filename, 0, fmt::format("remarks larger than {} MiB: tileiras writes a few kilobytes",
-                                              kMaxRemarksBytes >> 20));
+    throw InputError(
+        filename, 0,
+        fmt::format("remarks larger than {} MiB: tileiras writes a few kilobytes", kMaxRemarksBytes >> 20));
   }
   std::string body = trim(text);
   if (!body.empty() && !(body.size() >= 3 && body.compare(body.size() - 3, 3, "...") == 0)) {
@@ -237,16 +234,14 @@ std::vector<Remark> parse_remarks(const std::string& text, const std::string& fi
 
 std::map<std::string, std::int64_t> remark_metrics(const std::vector<Remark>& remarks) {
   std::map<std::string, std::int64_t> m = {
-      {"remarks.tensor_core.passed", 0}, {"remarks.tensor_core.failed", 0},
-      {"remarks.load.tma", 0},           {"remarks.load.global", 0},
-      {"remarks.load.tma_failed", 0},    {"remarks.store.tma", 0},
+      {"remarks.tensor_core.passed", 0}, {"remarks.tensor_core.failed", 0}, {"remarks.load.tma", 0},
+      {"remarks.load.global", 0},        {"remarks.load.tma_failed", 0},    {"remarks.store.tma", 0},
       {"remarks.store.global", 0},       {"remarks.store.tma_failed", 0},
   };
   for (const auto& [name, metric] : kLostRemarks) m[metric] = 0;
   for (const auto& r : remarks) {
     if (r.name == "RemarkTensorCoreMMA") {
-      ++m[is_failure(r) || r.arg("Instruction") == "FMA" ? "remarks.tensor_core.failed"
-                                                          : "remarks.tensor_core.passed"];
+      ++m[is_failure(r) || r.arg("Instruction") == "FMA" ? "remarks.tensor_core.failed" : "remarks.tensor_core.passed"];
       std::string instruction = r.arg("Instruction");
       if (instruction.rfind("Tensor-core ", 0) == 0) instruction = instruction.substr(12);
       ++m["remarks.tensor_core.instruction." + word(instruction)];
@@ -280,8 +275,8 @@ std::vector<std::string> remark_diagnostics(const std::vector<Remark>& remarks) 
     std::string reasons = reasons_of(r);
     std::string id = r.arg("RemarkId");
     std::string tag = !id.empty() && !std::all_of(id.begin(), id.end(), is_digit) ? id + " " : "";
-    out.push_back(fmt::format("{}: {}{}{}", r.where(), tag, r.arg("Remark"),
-                              reasons.empty() ? "" : " (" + reasons + ")"));
+    out.push_back(
+        fmt::format("{}: {}{}{}", r.where(), tag, r.arg("Remark"), reasons.empty() ? "" : " (" + reasons + ")"));
   }
   // tileiras writes its remarks in a different order from run to run.
   std::sort(out.begin(), out.end());

@@ -26,8 +26,7 @@ std::optional<std::pair<std::string, std::int64_t>> parse_pair(std::string_view 
   if (word.empty() || !std::all_of(word.begin(), word.end(), is_key_char)) return std::nullopt;
   if (bracket != std::string_view::npos) {
     std::string_view index = key.substr(bracket + 1);
-    if (index.size() < 2 || index.back() != ']' ||
-        !std::all_of(index.begin(), index.end() - 1, is_digit)) {
+    if (index.size() < 2 || index.back() != ']' || !std::all_of(index.begin(), index.end() - 1, is_digit)) {
       return std::nullopt;
     }
   }
@@ -86,8 +85,7 @@ ResourceUsage parse_resource_usage(std::istream& in, const std::string& filename
       } else {
         for (const char* key : kRequired) {
           if (!values.count(key)) {
-            throw InputError(filename, lineno,
-                             std::string("resource counts lack ") + key, line);
+            throw InputError(filename, lineno, std::string("resource counts lack ") + key, line);
           }
         }
         usage.functions.back().values = std::move(values);

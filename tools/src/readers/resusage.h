@@ -17,7 +17,7 @@ namespace tileperf {
 
 struct FunctionResources {
   std::string name;
-  std::map<std::string, std::int64_t> values;  // "REG" -> 40, "CONSTANT[0]" -> 928, ...
+  std::map<std::string, std::int64_t> values;      // "REG" -> 40, "CONSTANT[0]" -> 928, ...
   std::int64_t get(const std::string& key) const;  // 0 when absent
 };
 

@@ -56,9 +56,7 @@ class Scanner {
   std::size_t pos_ = 0;
 };
 
-bool is_opcode_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-}
+bool is_opcode_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 
 // "/* 0x<16 hex digits> */" at the scanner's position, as a number.
 std::optional<std::uint64_t> encoding_word(Scanner& s) {
@@ -155,8 +153,8 @@ bool end_of_function_line(std::string_view line) { return trim(line) == ".......
 bool ignorable_line(std::string_view line) {
   std::string t = trim(line);
   if (t.empty()) return true;
-  for (std::string_view prefix : {".target", ".headerflags", "arch = ", "code version = ",
-                                  "host = ", "compile_size = "}) {
+  for (std::string_view prefix :
+       {".target", ".headerflags", "arch = ", "code version = ", "host = ", "compile_size = "}) {
     if (t.rfind(prefix, 0) == 0) return true;
   }
   if (t == "Fatbin elf code:" || t == "Fatbin ptx code:") return true;
@@ -203,9 +201,7 @@ class SassParser {
 
   SassListing finish() {
     if (awaiting_control_ || in_function_) {
-      throw InputError(filename_, lineno_,
-                       "listing is truncated: function '" + current_name() +
-                           "' has no end marker");
+      throw InputError(filename_, lineno_, "listing is truncated: function '" + current_name() + "' has no end marker");
     }
     if (listing_.functions.empty()) {
       throw InputError(filename_, lineno_, "no functions in SASS listing");
@@ -218,9 +214,7 @@ class SassParser {
     throw InputError(filename_, lineno_, what, line);
   }
 
-  std::string current_name() const {
-    return listing_.functions.empty() ? "" : listing_.functions.back().name;
-  }
+  std::string current_name() const { return listing_.functions.empty() ? "" : listing_.functions.back().name; }
 
   void set_arch(const std::string& arch, const std::string& line) {
     if (!listing_.arch.empty() && listing_.arch != arch) {

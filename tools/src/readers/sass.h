@@ -21,17 +21,15 @@ namespace tileperf {
 // warp stalls before its next instruction, and the six dependency
 // scoreboards through which variable-latency results are waited for.
 struct ControlCode {
-  int stall = 0;             // cycles before the warp may issue its next instruction (0..15)
-  bool yield = false;        // the scheduler may switch to another warp after this one
-  int write_scoreboard = -1; // scoreboard released when the result is written, -1: none
-  int read_scoreboard = -1;  // scoreboard released once the operands are read, -1: none
-  unsigned wait_mask = 0;    // scoreboards (bit i: scoreboard i) waited on before issue
-  unsigned reuse = 0;        // operand reuse-cache flags, one bit per source slot
+  int stall = 0;              // cycles before the warp may issue its next instruction (0..15)
+  bool yield = false;         // the scheduler may switch to another warp after this one
+  int write_scoreboard = -1;  // scoreboard released when the result is written, -1: none
+  int read_scoreboard = -1;   // scoreboard released once the operands are read, -1: none
+  unsigned wait_mask = 0;     // scoreboards (bit i: scoreboard i) waited on before issue
+  unsigned reuse = 0;         // operand reuse-cache flags, one bit per source slot
 
   bool waits() const { return wait_mask != 0; }
-  bool waits_on(int scoreboard) const {
-    return scoreboard >= 0 && (wait_mask >> scoreboard & 1u) != 0;
-  }
+  bool waits_on(int scoreboard) const { return scoreboard >= 0 && (wait_mask >> scoreboard & 1u) != 0; }
 };
 
 // Decodes the control bits of an instruction from its high encoding word.
@@ -39,12 +37,12 @@ ControlCode decode_control(std::uint64_t high_word);
 
 struct SassInstruction {
   std::uint64_t address = 0;
-  std::string predicate;  // "@P0", "@!PT", "@!UP0", or empty
-  std::string opcode;     // with modifiers: "MUFU.EX2", "HGMMA.64x128x16.F32"
-  std::string operands;   // text between opcode and ';'
+  std::string predicate;                      // "@P0", "@!PT", "@!UP0", or empty
+  std::string opcode;                         // with modifiers: "MUFU.EX2", "HGMMA.64x128x16.F32"
+  std::string operands;                       // text between opcode and ';'
   std::uint64_t low_word = 0, high_word = 0;  // the 128-bit encoding
-  ControlCode control;    // decoded from high_word
-  int line = 0;           // 1-based line in the listing
+  ControlCode control;                        // decoded from high_word
+  int line = 0;                               // 1-based line in the listing
 };
 
 struct SassFunction {

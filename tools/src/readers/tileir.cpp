@@ -47,8 +47,7 @@ std::optional<Operation> operation(std::string_view line) {
   Operation op;
   if (!line.empty() && line.front() == '%') {
     auto eq = line.find('=');
-    if (eq == std::string_view::npos || eq < 2 || line[eq - 1] != ' ' || eq + 1 >= line.size() ||
-        line[eq + 1] != ' ') {
+    if (eq == std::string_view::npos || eq < 2 || line[eq - 1] != ' ' || eq + 1 >= line.size() || line[eq + 1] != ' ') {
       return std::nullopt;
     }
     op.results = line.substr(0, eq - 1);
@@ -222,8 +221,7 @@ TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
     if (opens) ++depth;
   }
   if (depth != 0) {
-    throw InputError(filename, last,
-                     "TileIR is truncated: " + std::to_string(depth) + " region(s) not closed");
+    throw InputError(filename, last, "TileIR is truncated: " + std::to_string(depth) + " region(s) not closed");
   }
   if (stats.entries == 0) throw InputError(filename, last, "no entry in TileIR");
   stats.program = program.finish();

@@ -30,10 +30,10 @@ namespace tileperf {
 struct TileMemoryOp {
   std::string name;
   bool store = false;
-  std::int64_t bytes = 0;      // the tile it moves: elements times element bits / 8
-  std::string file;            // source location, when the listing has them
+  std::int64_t bytes = 0;  // the tile it moves: elements times element bits / 8
+  std::string file;        // source location, when the listing has them
   int line = 0;
-  std::vector<int> loops;      // lines of the enclosing `for` operations, outermost first
+  std::vector<int> loops;        // lines of the enclosing `for` operations, outermost first
   bool in_unknown_loop = false;  // inside a `for` whose location is not known
 };
 

@@ -120,12 +120,18 @@ bool is_float(IrType t) { return t >= IrType::kF16 && t <= IrType::kF64; }
 
 int integer_bits(IrType t) {
   switch (t) {
-    case IrType::kI1: return 1;
-    case IrType::kI8: return 8;
-    case IrType::kI16: return 16;
-    case IrType::kI32: return 32;
-    case IrType::kI64: return 64;
-    default: return 0;
+    case IrType::kI1:
+      return 1;
+    case IrType::kI8:
+      return 8;
+    case IrType::kI16:
+      return 16;
+    case IrType::kI32:
+      return 32;
+    case IrType::kI64:
+      return 64;
+    default:
+      return 0;
   }
 }
 
@@ -239,8 +245,8 @@ void TileIrProgramBuilder::entry(std::string_view line, int lineno) {
   open_region(-1, args);
 }
 
-int TileIrProgramBuilder::operation(std::string_view results, std::string_view name, std::string_view rest,
-                                    int lineno, const std::string& loc, bool opens) {
+int TileIrProgramBuilder::operation(std::string_view results, std::string_view name, std::string_view rest, int lineno,
+                                    const std::string& loc, bool opens) {
   int index = static_cast<int>(p_.ops.size());
   p_.ops.emplace_back();
   IrOp op;
@@ -257,7 +263,8 @@ int TileIrProgramBuilder::operation(std::string_view results, std::string_view n
     std::string iv(trim_view(rest.substr(0, iv_end)));
     std::size_t open = rest.find('('), close = find_top(rest, ")", open + 1);
     std::string_view range = open != std::string_view::npos && close != std::string_view::npos
-                                 ? rest.substr(open + 1, close - open - 1) : std::string_view();
+                                 ? rest.substr(open + 1, close - open - 1)
+                                 : std::string_view();
     for (std::size_t at = range.find('%'); at != std::string_view::npos; at = range.find('%', name_end(range, at))) {
       op.operands.push_back(use(range.substr(at, name_end(range, at) - at)));
     }
@@ -266,8 +273,8 @@ int TileIrProgramBuilder::operation(std::string_view results, std::string_view n
     std::size_t colon = after.find(": ");
     std::string_view iv_type = colon == std::string_view::npos ? "" : after.substr(colon + 2);
     iv_type = iv_type.substr(0, iv_type.find(' '));
-    types = result_types(after.substr(std::min(after.size(), after.find("->") == std::string_view::npos
-                                                             ? after.size() : after.find("->"))));
+    types = result_types(after.substr(
+        std::min(after.size(), after.find("->") == std::string_view::npos ? after.size() : after.find("->"))));
     region_arguments.push_back(define(iv, ir_type(iv_type), -1, false));
     iter_values(after, types, op, region_arguments);
     operands_text = {};
@@ -299,8 +306,8 @@ int TileIrProgramBuilder::operation(std::string_view results, std::string_view n
       std::size_t open = operands_text.find('<');
       if (open != std::string_view::npos) {
         close = operands_text.rfind('>');
-        op.literal = std::string(operands_text.substr(open, close == std::string_view::npos ? std::string_view::npos
-                                                                                             : close - open + 1));
+        op.literal = std::string(
+            operands_text.substr(open, close == std::string_view::npos ? std::string_view::npos : close - open + 1));
       }
       operands_text = {};
     }

@@ -22,9 +22,17 @@ namespace tileperf {
 // The element type of a 0-d tile (a scalar), or what else a value is.
 enum class IrType : std::uint8_t {
   kOther,  // a tile with a shape, a pointer, a token, a view
-  kI1, kI8, kI16, kI32, kI64,
-  kF16, kBF16, kF32, kF64,
-  kTensorView, kPartitionView,
+  kI1,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kTensorView,
+  kPartitionView,
 };
 
 bool is_integer(IrType t);
@@ -46,7 +54,7 @@ struct IrLocation {
 struct IrValue {
   std::string name;  // as printed: "%12", "%for#1", "%arg3"
   IrType type = IrType::kOther;
-  int op = -1;       // the operation that defines it; -1 for an argument (of the entry or a region)
+  int op = -1;             // the operation that defines it; -1 for an argument (of the entry or a region)
   bool undefined = false;  // used but never defined in the listing
 };
 
@@ -63,22 +71,22 @@ struct IrDim {
 };
 
 struct IrOp {
-  std::string name;              // "addi", "for", "load_view_tko", ...
+  std::string name;  // "addi", "for", "load_view_tko", ...
   std::vector<int> results;
   // Operands in the order printed. `for`: lower bound, upper bound, step,
   // then the initial values of its iter_values; `loop`: the initial values.
   std::vector<int> operands;
   std::vector<IrRegion> regions;  // for, loop: the body; if: then, else; reduce, scan: the combiner
-  std::string attributes;  // the words between the name and the operands' types: "less_than", "signed", ...
-  std::string literal;     // constant: the "<i32: 5>" part
+  std::string attributes;         // the words between the name and the operands' types: "less_than", "signed", ...
+  std::string literal;            // constant: the "<i32: 5>" part
   // make_tensor_view: its shape and strides; make_partition_view: the tile
   // shape and the view dimension of each tile dimension (dim_map).
   std::vector<IrDim> shape, strides;
   std::vector<std::int64_t> tile, dim_map;
   bool unsigned_compare = false;  // for: the bound compared unsigned
-  int location = -1;       // index into TileIrProgram::locations
-  int listing_line = 0;    // line of the listing the operation starts at
-  int memory = -1;         // index into TileIrStats::memory for a tile load or store
+  int location = -1;              // index into TileIrProgram::locations
+  int listing_line = 0;           // line of the listing the operation starts at
+  int memory = -1;                // index into TileIrStats::memory for a tile load or store
 };
 
 struct TileIrProgram {
@@ -87,7 +95,7 @@ struct TileIrProgram {
   std::vector<IrValue> values;
   std::vector<IrOp> ops;
   std::vector<IrLocation> locations;
-  IrRegion body;      // the entry's region: its arguments are the kernel's flattened parameters
+  IrRegion body;  // the entry's region: its arguments are the kernel's flattened parameters
 
   const IrLocation* location_of(const IrOp& op) const {
     return op.location >= 0 ? &locations[static_cast<std::size_t>(op.location)] : nullptr;
@@ -111,7 +119,7 @@ class TileIrProgramBuilder {
   // "(%a: tile<f32>, %b: tile<f32>) {": the first region of the last
   // operation (reduce, scan), with these arguments.
   void block_arguments(std::string_view line);
-  void else_region();   // "} else {"
+  void else_region();                  // "} else {"
   void close(const std::string& loc);  // "}": the region ends; the location of its operation
   void set_memory(int op, int memory) { p_.ops[static_cast<std::size_t>(op)].memory = memory; }
   // "#locN = ..." definitions, then each operation's location resolved.
@@ -129,7 +137,7 @@ class TileIrProgramBuilder {
 
   TileIrProgram p_;
   struct Open {
-    int op = -1;       // the operation whose region this is (-1: the entry)
+    int op = -1;  // the operation whose region this is (-1: the entry)
     IrRegion region;
     std::vector<std::pair<std::string, int>> names;  // defined in this region
   };

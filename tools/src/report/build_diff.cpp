@@ -40,7 +40,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kDiffFormat = "tileperf-diff/1";
 
-
 // One test's files on one side: <prefix>.metrics.json, .sass, .cubin.
 struct TestFiles {
   std::string prefix;  // test_prefix
@@ -90,14 +89,16 @@ Side read_side(const std::string& dir, const std::string& which) {
     TestFiles t{*prefix_of(path.string(), FileKind::kMetrics), read_metrics(path.string())};
     std::string test = t.metrics.id.name();
     if (auto it = side.tests.find(test); it != side.tests.end()) {
-      throw InputError(path.string(), 0, fmt::format("{} was already read from {}", test,
-                                                     it->second.file(FileKind::kMetrics)));
+      throw InputError(path.string(), 0,
+                       fmt::format("{} was already read from {}", test, it->second.file(FileKind::kMetrics)));
     }
     side.tests.emplace(test, std::move(t));
   }
   if (side.tests.empty()) {
-    throw InputError(root.string(), 0, fmt::format("no test results (*.metrics.json) in the {} folder or the "
-                                                   "folders in it: has the gate run there?", which));
+    throw InputError(root.string(), 0,
+                     fmt::format("no test results (*.metrics.json) in the {} folder or the "
+                                 "folders in it: has the gate run there?",
+                                 which));
   }
   return side;
 }
@@ -200,8 +201,7 @@ std::string opcode_summary(const Span& base, const Span& head) {
   return out.empty() ? "the same opcodes in another order" : "opcodes: " + out;
 }
 
-SpanDiff diff_span(std::string what, const Listing& base, Span b, const Listing& head, Span h,
-                   const DiffOptions& o) {
+SpanDiff diff_span(std::string what, const Listing& base, Span b, const Listing& head, Span h, const DiffOptions& o) {
   SassTextOptions text{.mask_registers = o.ignore_registers};
   SpanDiff d{std::move(what), b, h, {}, {}, std::nullopt, {}, ""};
   d.base_text = {instruction_texts(*b.function, b.first, b.last, text), span_notes(base, b)};
@@ -211,8 +211,7 @@ SpanDiff diff_span(std::string what, const Listing& base, Span b, const Listing&
     d.hunks = make_hunks(*d.script, o.context);
   } else {
     d.summary = fmt::format("more than {} lines differ, too many for a line diff{}; {}", kMaxEdits,
-                            o.ignore_registers ? "" : " (--ignore-registers may bring it under)",
-                            opcode_summary(b, h));
+                            o.ignore_registers ? "" : " (--ignore-registers may bring it under)", opcode_summary(b, h));
   }
   return d;
 }
@@ -229,8 +228,8 @@ std::vector<SpanDiff> diff_code(const Listing& base, const Listing& head, const 
     if (!same_text(loop)) return {std::move(loop)};
     notes.push_back("the main loop did not change");
   } else if (bl || hl) {
-    notes.push_back(fmt::format("main loop: {} in base, {} in head", bl ? bl->addresses() : "none",
-                                hl ? hl->addresses() : "none"));
+    notes.push_back(
+        fmt::format("main loop: {} in base, {} in head", bl ? bl->addresses() : "none", hl ? hl->addresses() : "none"));
   } else {
     notes.push_back("no main loop");
   }
@@ -256,10 +255,10 @@ std::vector<SpanDiff> diff_code(const Listing& base, const Listing& head, const 
 struct TestDiff {
   std::string name;
   State judged = State::kPass;  // judge()'s state
-  std::string state;  // shown: the state's name, a pass as "changed" or "unchanged" (kDiffStates)
+  std::string state;            // shown: the state's name, a pass as "changed" or "unchanged" (kDiffStates)
   Comparison comparison;
   std::vector<std::string> toolchain, signature;
-  bool tuning = false;  // the signature moved only in constants and hints: judged by the launch estimate
+  bool tuning = false;    // the signature moved only in constants and hints: judged by the launch estimate
   std::string trade_off;  // Judgement::trade_off
   std::vector<LineMove> lines;
   std::vector<SpanDiff> code;
@@ -283,8 +282,7 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
   t.signature = j.signature;
   t.tuning = j.tuning();
   t.trade_off = j.trade_off;
-  t.lines = line_moves(base.metrics.lines, head.metrics.lines, base.metrics.line_text,
-                       head.metrics.line_text);
+  t.lines = line_moves(base.metrics.lines, head.metrics.lines, base.metrics.line_text, head.metrics.line_text);
   bool listing_moved = !same_file(base.file(FileKind::kSass), head.file(FileKind::kSass));
   if (listing_moved) {
     t.base_listing = read_listing(base);
@@ -310,8 +308,8 @@ TestDiff diff_test(const std::string& name, const TestFiles& base, const TestFil
     if (m.text.empty()) m.text = source_text(m.line, paths);
   }
 
-  bool moved = t.comparison.changed() != 0 || !t.lines.empty() || listing_moved || !t.toolchain.empty() ||
-               !t.signature.empty();
+  bool moved =
+      t.comparison.changed() != 0 || !t.lines.empty() || listing_moved || !t.toolchain.empty() || !t.signature.empty();
   t.judged = j.state;
   // A pass splits by whether anything moved; every other state is shown as itself.
   t.state = j.state != State::kPass ? state_name(j.state) : moved ? "changed" : "unchanged";
@@ -326,22 +324,24 @@ std::string metric_table(const Comparison& c) {
   if (!rows.empty()) {
     std::size_t w = 6;
     for (const auto& r : rows) w = std::max(w, r.metric.size() + r.marker.size());
-    out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n", "metric", w, "base", "head", "delta",
-                       "%", "limit", "verdict");
+    out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n", "metric", w, "base", "head", "delta", "%",
+                       "limit", "verdict");
     for (const auto& r : rows) {
       out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n", r.metric + r.marker, w, r.baseline,
                          r.current, r.delta_text, r.percent_text, r.limit_text, verdict_word(r.verdict));
     }
   }
-  if (auto ops = top_moved(c.diffs, kOpcodePrefix); !ops.empty()) out += "  opcodes that moved most: " + ops.text() + "\n";
+  if (auto ops = top_moved(c.diffs, kOpcodePrefix); !ops.empty())
+    out += "  opcodes that moved most: " + ops.text() + "\n";
   if (auto ops = top_moved(c.diffs, kLoopOpcodePrefix); !ops.empty()) {
     out += "  opcodes that moved in the main loop: " + ops.text() + "\n";
   }
   DiffTotals t = diff_totals(c.diffs);
   if (t.moved) {
-    out += fmt::format("  TOTAL  {} metrics: {} moved ({} regressed, {} improved, {} within limits, {} informational), "
-                       "{} unchanged\n",
-                       t.metrics, t.moved, t.regressed, t.improved, t.ok, t.info, t.metrics - t.moved);
+    out += fmt::format(
+        "  TOTAL  {} metrics: {} moved ({} regressed, {} improved, {} within limits, {} informational), "
+        "{} unchanged\n",
+        t.metrics, t.moved, t.regressed, t.improved, t.ok, t.info, t.metrics - t.moved);
   }
   return out;
 }
@@ -381,10 +381,15 @@ std::string test_text(const TestDiff& t, const DiffOptions& o) {
 
 nlohmann::json metric_json(const MetricDiff& d) {
   double pct = d.percent();
-  return {{"metric", d.name}, {"base", d.baseline}, {"head", d.current}, {"delta", d.delta()},
+  return {{"metric", d.name},
+          {"base", d.baseline},
+          {"head", d.current},
+          {"delta", d.delta()},
           {"percent", std::isinf(pct) ? nlohmann::json(nullptr) : nlohmann::json(pct)},
-          {"limit", d.limit}, {"direction", direction_name(d.direction)},
-          {"verdict", verdict_name(d.verdict)}, {"change", change_name(d.change)}};
+          {"limit", d.limit},
+          {"direction", direction_name(d.direction)},
+          {"verdict", verdict_name(d.verdict)},
+          {"change", change_name(d.change)}};
 }
 
 nlohmann::json span_json(const SpanDiff& d) {
@@ -403,12 +408,17 @@ nlohmann::json span_json(const SpanDiff& d) {
       bool ins = e.kind == DiffOp::kInsert;
       const DiffSide& side = ins ? d.head_text : d.base_text;
       std::size_t i = ins ? e.head : e.base;
-      lines.push_back({{"op", e.kind == DiffOp::kKeep ? " " : ins ? "+" : "-"},
+      lines.push_back({{"op", e.kind == DiffOp::kKeep ? " "
+                              : ins                   ? "+"
+                                                      : "-"},
                        {"text", side.lines[i]},
                        {"source", i < side.notes.size() ? side.notes[i] : ""}});
     }
-    hunks.push_back({{"base_begin", h.base_begin + 1}, {"base_count", h.base_count},
-                     {"head_begin", h.head_begin + 1}, {"head_count", h.head_count}, {"lines", lines}});
+    hunks.push_back({{"base_begin", h.base_begin + 1},
+                     {"base_count", h.base_count},
+                     {"head_begin", h.head_begin + 1},
+                     {"head_count", h.head_count},
+                     {"lines", lines}});
   }
   EditCounts c = count_edits(*d.script);
   j["deleted"] = c.deleted;
@@ -418,27 +428,36 @@ nlohmann::json span_json(const SpanDiff& d) {
 }
 
 nlohmann::json test_json(const TestDiff& t) {
-  nlohmann::json metrics = nlohmann::json::array(), lines = nlohmann::json::array(),
-                 code = nlohmann::json::array(), broken = nlohmann::json::array();
+  nlohmann::json metrics = nlohmann::json::array(), lines = nlohmann::json::array(), code = nlohmann::json::array(),
+                 broken = nlohmann::json::array();
   for (const auto& d : t.comparison.diffs) {
     if (d.delta() != 0 || d.verdict == Verdict::kRegressed) metrics.push_back(metric_json(d));
   }
   for (const auto& m : t.lines) {
-    lines.push_back({{"line", m.line}, {"base", m.baseline}, {"head", m.current}, {"delta", m.delta()}, {"text", m.text}});
+    lines.push_back(
+        {{"line", m.line}, {"base", m.baseline}, {"head", m.current}, {"delta", m.delta()}, {"text", m.text}});
   }
   for (const auto& b : t.comparison.broken) {
     broken.push_back({{"require", b.invariant->text}, {"origin", b.invariant->origin}, {"found", b.found}});
   }
   for (const auto& d : t.code) code.push_back(span_json(d));
-  return {{"test", t.name}, {"state", t.state}, {"toolchain", t.toolchain}, {"signature", t.signature}, {"tuning", t.tuning}, {"trade_off", t.trade_off},
-          {"metrics", metrics}, {"broken", broken}, {"lines", lines}, {"sass", code},
+  return {{"test", t.name},
+          {"state", t.state},
+          {"toolchain", t.toolchain},
+          {"signature", t.signature},
+          {"tuning", t.tuning},
+          {"trade_off", t.trade_off},
+          {"metrics", metrics},
+          {"broken", broken},
+          {"lines", lines},
+          {"sass", code},
           {"sass_notes", t.code_notes}};
 }
 
 // What a test on both sides ends as, in the order of the summary line (the
 // states table's, a pass split in two).
 constexpr const char* kDiffStates[] = {"regressed", "signature changed", "toolchain changed", "stale",
-                                       "improved", "changed", "unchanged"};
+                                       "improved",  "changed",           "unchanged"};
 
 // The tests of both sides that the --test filter selects: the diffs of
 // those on both sides, and the names of those on one side only.
@@ -520,8 +539,8 @@ std::string run_text(const DiffRun& run, const Side& base, const Side& head, con
 nlohmann::json run_json(const DiffRun& run, const Side& base, const Side& head, const BuildFacts& facts) {
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& t : run.diffs) tests.push_back(test_json(t));
-  return {{"format", kDiffFormat}, {"base", base.results}, {"head", head.results}, {"checks", facts.checks},
-          {"counts", run.counts}, {"added", run.added}, {"removed", run.removed}, {"tests", tests}};
+  return {{"format", kDiffFormat}, {"base", base.results}, {"head", head.results},   {"checks", facts.checks},
+          {"counts", run.counts},  {"added", run.added},   {"removed", run.removed}, {"tests", tests}};
 }
 
 }  // namespace
@@ -532,8 +551,9 @@ BuildFacts recorded_build_facts(const std::string& results, const std::string& c
     auto record = read_run_record(path);
     if (!record) continue;
     if (checks.empty() && record->checks.empty()) {
-      throw InputError(path, 0, "the run record keeps no policy folder (a record of an older tileperf): "
-                                "give --checks, or run the build's tests again");
+      throw InputError(path, 0,
+                       "the run record keeps no policy folder (a record of an older tileperf): "
+                       "give --checks, or run the build's tests again");
     }
     return {checks.empty() ? record->checks : checks, record->update_command};
   }

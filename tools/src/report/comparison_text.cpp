@@ -14,10 +14,10 @@ namespace {
 // "TOTAL  64 metrics: 9 moved (7 regressed, 1 improved, 1 within limits;
 // 1 new, 1 removed), 55 unchanged", the bottom line of the table.
 std::string total_line(const DiffTotals& t) {
-  return fmt::format("  TOTAL  {} metrics: {} moved ({} regressed, {} improved, {} within limits, "
-                     "{} informational; {} new, {} removed), {} unchanged\n",
-                     t.metrics, t.moved, t.regressed, t.improved, t.ok, t.info, t.added, t.removed,
-                     t.metrics - t.moved);
+  return fmt::format(
+      "  TOTAL  {} metrics: {} moved ({} regressed, {} improved, {} within limits, "
+      "{} informational; {} new, {} removed), {} unchanged\n",
+      t.metrics, t.moved, t.regressed, t.improved, t.ok, t.info, t.added, t.removed, t.metrics - t.moved);
 }
 
 }  // namespace
@@ -28,12 +28,11 @@ std::string format_diff_table(const std::vector<MetricDiff>& diffs, bool verbose
   if (!rows.empty()) {
     std::size_t w = 6;
     for (const auto& r : rows) w = std::max(w, r.metric.size() + r.marker.size());
-    out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n", "metric", w,
-                       "baseline", "current", "delta", "%", "limit", "verdict");
+    out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n", "metric", w, "baseline", "current",
+                       "delta", "%", "limit", "verdict");
     for (const auto& r : rows) {
-      out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n", r.metric + r.marker, w,
-                         r.baseline, r.current, r.delta_text, r.percent_text, r.limit_text,
-                         verdict_word(r.verdict));
+      out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>9}  {:>8}  {:>8}  {}\n", r.metric + r.marker, w, r.baseline,
+                         r.current, r.delta_text, r.percent_text, r.limit_text, verdict_word(r.verdict));
     }
   }
   if (auto ops = top_moved(diffs, kOpcodePrefix); !ops.empty()) {
@@ -49,11 +48,11 @@ std::string format_diff_table(const std::vector<MetricDiff>& diffs, bool verbose
 std::string format_main_loop(const LoopAnalysis& loops) {
   if (loops.main < 0) return "  main loop: none (the kernel has no loop outside barrier-wait retries)\n";
   const LoopInfo& l = loops.loops[static_cast<std::size_t>(loops.main)];
-  return fmt::format("  main loop: {:#06x}-{:#06x} of {}{}, depth {}, {} trips ({}): {} instructions, "
-                     "ii {}, {} waits, {} MMA, cost {:.1f} per iteration\n",
-                     l.begin, l.end, l.function, l.lines ? " (" + format_lines(*l.lines) + ")" : "",
-                     l.depth, trips_text(l.trips), l.trips_from, l.instructions, l.stall_cycles, l.waits, l.mma,
-                     l.cost);
+  return fmt::format(
+      "  main loop: {:#06x}-{:#06x} of {}{}, depth {}, {} trips ({}): {} instructions, "
+      "ii {}, {} waits, {} MMA, cost {:.1f} per iteration\n",
+      l.begin, l.end, l.function, l.lines ? " (" + format_lines(*l.lines) + ")" : "", l.depth, trips_text(l.trips),
+      l.trips_from, l.instructions, l.stall_cycles, l.waits, l.mma, l.cost);
 }
 
 std::string format_line_moves(const std::vector<LineMove>& moves) {
@@ -73,8 +72,7 @@ std::string format_measurements(const Metrics& m, const Policy& policy) {
   for (const auto& [name, value] : m.values) {
     const Rule* rule = policy.find(name);
     if (rule && rule->direction == Direction::kInfo) continue;
-    out += fmt::format("<CTestMeasurement type=\"numeric/double\" name=\"{}\">{}</CTestMeasurement>\n",
-                       name, value);
+    out += fmt::format("<CTestMeasurement type=\"numeric/double\" name=\"{}\">{}</CTestMeasurement>\n", name, value);
   }
   return out;
 }

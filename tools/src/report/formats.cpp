@@ -27,10 +27,14 @@ namespace {
 std::string md_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else if (c == '<') out += "&lt;";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else if (c == '<')
+      out += "&lt;";
+    else
+      out += c;
   }
   return out;
 }
@@ -53,8 +57,8 @@ std::string md_details(const TestView& t) {
   std::string out;
   if (!r.message.empty()) out += md_escape(r.message) + "\n\n";
   for (const auto& b : r.broken) {
-    out += fmt::format("- invariant broken: `{}`{}; found `{}`\n", b.require, b.why.empty() ? "" : " (" + md_escape(b.why) + ")",
-                       b.found);
+    out += fmt::format("- invariant broken: `{}`{}; found `{}`\n", b.require,
+                       b.why.empty() ? "" : " (" + md_escape(b.why) + ")", b.found);
   }
   if (!t.rows.empty()) {
     out += "\n| metric | baseline | current | delta | % | limit | verdict |\n";
@@ -65,11 +69,13 @@ std::string md_details(const TestView& t) {
     }
   }
   if (!r.lines.empty()) {
-    out += "\nSource lines that moved (instructions):\n\n| line | baseline | current | delta | source |\n"
-           "| --- | ---: | ---: | ---: | --- |\n";
+    out +=
+        "\nSource lines that moved (instructions):\n\n| line | baseline | current | delta | source |\n"
+        "| --- | ---: | ---: | ---: | --- |\n";
     for (const auto& m : r.lines) {
-      out += fmt::format("| `{}` | {} | {} | {} | {} |\n", m.line, m.baseline, m.current,
-                         format_signed(double(m.delta())), m.text.empty() ? std::string() : fmt::format("`{}`", md_escape(m.text)));
+      out +=
+          fmt::format("| `{}` | {} | {} | {} | {} |\n", m.line, m.baseline, m.current, format_signed(double(m.delta())),
+                      m.text.empty() ? std::string() : fmt::format("`{}`", md_escape(m.text)));
     }
   }
   out += "\n";
@@ -126,9 +132,9 @@ std::string report_markdown(const ReportView& view, const MarkdownOptions& optio
     head += "> **Review:** " + review->headline() + "\n\n";
     bool first = true;
     for (const auto& t : review->accepted.tests) {
-      std::string heading = first ? fmt::format("### Baselines changed in this merge request: {}\n\n",
-                                                review->accepted.counts_text())
-                                  : "";
+      std::string heading =
+          first ? fmt::format("### Baselines changed in this merge request: {}\n\n", review->accepted.counts_text())
+                : "";
       first = false;
       blocks.push_back({heading, md_summary_line(t), md_details(t)});
     }
@@ -139,8 +145,8 @@ std::string report_markdown(const ReportView& view, const MarkdownOptions& optio
     }
     first = true;
     for (const auto* t : review->base_moved) {
-      std::string heading = first ? fmt::format("### Against the merge base: {}\n\n", review->against_base.counts_text())
-                                  : "";
+      std::string heading =
+          first ? fmt::format("### Against the merge base: {}\n\n", review->against_base.counts_text()) : "";
       first = false;
       blocks.push_back({heading, md_summary_line(*t), md_details(*t)});
     }
@@ -172,7 +178,8 @@ std::string report_markdown(const ReportView& view, const MarkdownOptions& optio
   if (head.size() + body.size() + all.size() <= options.max_chars) return head + body + all;
 
   // Too long: no table of all tests, details while they fit, then one line per test.
-  const std::string tail = fmt::format("\nThe comment is shortened to fit; every test is in {}.\n", where_full(options));
+  const std::string tail =
+      fmt::format("\nThe comment is shortened to fit; every test is in {}.\n", where_full(options));
   std::string out = head;
   std::size_t i = 0;
   for (; i < blocks.size() && out.size() + full(blocks[i]).size() + tail.size() <= options.max_chars / 2; ++i) {

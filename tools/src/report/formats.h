@@ -22,7 +22,7 @@ struct MarkdownOptions {
   // comment drops the table of all tests, then shortens the details, and
   // says where the full report is.
   std::size_t max_chars = 60000;
-  std::string full_report;  // where the full report is: a link or a file name
+  std::string full_report;             // where the full report is: a link or a file name
   const ReviewView* review = nullptr;  // a merge request's review: shown first
   // Where the results come from, named under the title: the commit (its
   // first 12 characters, linked when commit_url is given) and the CI run.

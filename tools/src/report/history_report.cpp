@@ -35,9 +35,12 @@ std::string step_percent(std::int64_t before, std::int64_t now) {
 
 const char* signature_name(SignatureChange c) {
   switch (c) {
-    case SignatureChange::kNone: return "none";
-    case SignatureChange::kTuning: return "tuning";
-    case SignatureChange::kIdentity: return "identity";
+    case SignatureChange::kNone:
+      return "none";
+    case SignatureChange::kTuning:
+      return "tuning";
+    case SignatureChange::kIdentity:
+      return "identity";
   }
   return "none";
 }
@@ -48,8 +51,7 @@ bool is_start(const HistoryView& v, const TestSeries& t, const SeriesPoint& p) {
 
 // What kind of step a point is, in words: "toolchain", "tuning", "signature",
 // "added", "removed", "start".
-std::vector<std::string> point_marks(const HistoryView& v, const TestSeries& t, const SeriesPoint& p,
-                                     bool first) {
+std::vector<std::string> point_marks(const HistoryView& v, const TestSeries& t, const SeriesPoint& p, bool first) {
   std::vector<std::string> marks;
   if (first && is_start(v, t, p)) marks.push_back("start");
   if (!p.toolchain.empty()) marks.push_back("toolchain");
@@ -69,9 +71,8 @@ std::string text_point(const HistoryView& v, const TestSeries& t, const SeriesPo
   const GitCommit& c = commit_at(v, t, p);
   std::string value = p.value ? fmt::format("{}", *p.value) : "-";
   std::string pct = p.value && p.before ? step_percent(*p.before, *p.value) : "";
-  return fmt::format("    {} {} {:>12} {:>9} {:>8}  {:<10} {:<18} {}\n", short_sha(c.sha), c.date, value,
-                     step_delta(p), pct, verdict_word(p, first), fmt::join(point_marks(v, t, p, first), ","),
-                     cut_text(c.subject, 72));
+  return fmt::format("    {} {} {:>12} {:>9} {:>8}  {:<10} {:<18} {}\n", short_sha(c.sha), c.date, value, step_delta(p),
+                     pct, verdict_word(p, first), fmt::join(point_marks(v, t, p, first), ","), cut_text(c.subject, 72));
 }
 
 std::string event_sha(const HistoryView& v, const TestSeries& t, const VersionEvent& e) {
@@ -82,7 +83,8 @@ std::string event_sha(const HistoryView& v, const TestSeries& t, const VersionEv
 std::string text_events(const HistoryView& v, const TestSeries& t) {
   std::string out;
   for (const auto& e : t.events) {
-    if (!e.toolchain.empty()) out += fmt::format("  toolchain at {}: {}\n", event_sha(v, t, e), fmt::join(e.toolchain, ", "));
+    if (!e.toolchain.empty())
+      out += fmt::format("  toolchain at {}: {}\n", event_sha(v, t, e), fmt::join(e.toolchain, ", "));
     if (e.signature == SignatureChange::kNone) continue;
     std::vector<std::string> fields(e.signature_fields.begin(),
                                     e.signature_fields.begin() + std::min<std::size_t>(e.signature_fields.size(), 6));
@@ -173,8 +175,11 @@ nlohmann::json test_json(const HistoryView& v, const TestSeries& t) {
                       {"signature", signature_name(e.signature)},
                       {"signature_changes", e.signature_fields}});
   }
-  return {{"test", t.test->test}, {"path", t.test->versions.back().path}, {"metrics", metrics},
-          {"events", events}, {"drifts", drifts}};
+  return {{"test", t.test->test},
+          {"path", t.test->versions.back().path},
+          {"metrics", metrics},
+          {"events", events},
+          {"drifts", drifts}};
 }
 
 // ---- HTML ----
@@ -194,7 +199,8 @@ struct ChartFrame {
   std::int64_t low = 0, high = 1;
   double x(std::size_t commit) const {
     double span = width - left - right;
-    return commits <= 1 ? left + span / 2 : left + span * static_cast<double>(commit) / static_cast<double>(commits - 1);
+    return commits <= 1 ? left + span / 2
+                        : left + span * static_cast<double>(commit) / static_cast<double>(commits - 1);
   }
   double y(std::int64_t value) const {
     double span = height - top - bottom;
@@ -219,7 +225,8 @@ ChartFrame chart_frame(const HistoryView& v, const MetricSeries& s) {
 std::string point_title(const HistoryView& v, const TestSeries& t, const SeriesPoint& p, bool first) {
   const GitCommit& c = commit_at(v, t, p);
   std::string value = p.value ? fmt::format("{}", *p.value) : "gone";
-  std::string delta = p.value && p.before ? fmt::format(" ({}, {})", step_delta(p), step_percent(*p.before, *p.value)) : "";
+  std::string delta =
+      p.value && p.before ? fmt::format(" ({}, {})", step_delta(p), step_percent(*p.before, *p.value)) : "";
   auto marks = point_marks(v, t, p, first);
   std::string kind = marks.empty() ? "" : fmt::format(" [{}]", fmt::join(marks, ", "));
   return fmt::format("{} {}: {}{}{} {}", short_sha(c.sha), c.date, value, delta, kind, c.subject);
@@ -233,7 +240,8 @@ std::string chart_line(const TestSeries& t, const MetricSeries& s, const ChartFr
     double x = f.x(t.test->versions[p.version].commit);
     bool joined = last && last->value;
     if (joined) path += fmt::format(" H{:.1f}", x);
-    if (p.value) path += joined ? fmt::format(" V{:.1f}", f.y(*p.value)) : fmt::format(" M{:.1f},{:.1f}", x, f.y(*p.value));
+    if (p.value)
+      path += joined ? fmt::format(" V{:.1f}", f.y(*p.value)) : fmt::format(" M{:.1f},{:.1f}", x, f.y(*p.value));
     last = &p;
   }
   if (last && last->value) path += fmt::format(" H{:.1f}", f.x(f.commits - 1));
@@ -249,9 +257,10 @@ std::string chart_marks(const TestSeries& t, const ChartFrame& f) {
     if (e.signature == SignatureChange::kIdentity) kinds.push_back("signature");
     double x = f.x(t.test->versions[e.version].commit);
     for (std::size_t i = 0; i < kinds.size(); ++i) {
-      out += fmt::format("<line class=\"mark mark-{0}\" x1=\"{1:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{3:.1f}\"/>"
-                         "<text class=\"mark-label mark-{0}\" x=\"{4:.1f}\" y=\"{5:.1f}\">{0}</text>",
-                         kinds[i], x, f.top, f.height - f.bottom, x + 3, f.top + 9 + 11.0 * static_cast<double>(i));
+      out += fmt::format(
+          "<line class=\"mark mark-{0}\" x1=\"{1:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{3:.1f}\"/>"
+          "<text class=\"mark-label mark-{0}\" x=\"{4:.1f}\" y=\"{5:.1f}\">{0}</text>",
+          kinds[i], x, f.top, f.height - f.bottom, x + 3, f.top + 9 + 11.0 * static_cast<double>(i));
     }
   }
   return out;
@@ -263,9 +272,10 @@ std::string chart_drifts(const HistoryView& v, const TestSeries& t, const Metric
     if (d.metric != s.metric) continue;
     double x0 = f.x(t.test->versions[s.points[d.from].version].commit);
     double x1 = f.x(t.test->versions[s.points[d.to].version].commit);
-    out += fmt::format("<rect class=\"drift\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\">"
-                       "<title>drift: {}</title></rect>",
-                       x0, f.top, std::max(x1 - x0, 2.0), f.height - f.top - f.bottom, html_escape(describe_drift(v, t, s, d)));
+    out += fmt::format(
+        "<rect class=\"drift\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\">"
+        "<title>drift: {}</title></rect>",
+        x0, f.top, std::max(x1 - x0, 2.0), f.height - f.top - f.bottom, html_escape(describe_drift(v, t, s, d)));
   }
   return out;
 }
@@ -279,9 +289,10 @@ std::string chart_points(const HistoryView& v, const TestSeries& t, const Metric
     double y = p.value ? f.y(*p.value) : f.height - f.bottom;
     std::string cls = "point verdict-" + std::string(i == 0 ? "first" : verdict_name(p.verdict));
     for (const auto& m : point_marks(v, t, p, i == 0)) cls += " mark-" + m;
-    out += fmt::format("<a href=\"{}\" data-commit=\"{}\"><circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\">"
-                       "<title>{}</title></circle></a>",
-                       html_escape(commit_href(v, c.sha)), c.sha, cls, x, y, html_escape(point_title(v, t, p, i == 0)));
+    out += fmt::format(
+        "<a href=\"{}\" data-commit=\"{}\"><circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\">"
+        "<title>{}</title></circle></a>",
+        html_escape(commit_href(v, c.sha)), c.sha, cls, x, y, html_escape(point_title(v, t, p, i == 0)));
   }
   return out;
 }
@@ -296,8 +307,8 @@ std::string chart_axes(const HistoryView& v, const ChartFrame& f) {
       "<text class=\"tick\" x=\"{4:.1f}\" y=\"{7:.1f}\" text-anchor=\"end\">{8}</text>"
       "<text class=\"tick\" x=\"{0:.1f}\" y=\"{9:.1f}\">{10}</text>"
       "<text class=\"tick\" x=\"{3:.1f}\" y=\"{9:.1f}\" text-anchor=\"end\">{11}</text>",
-      f.left, f.top, base, f.width - f.right, f.left - 6, f.y(f.high) + 4, f.high, f.y(f.low) + 4, f.low,
-      f.height - 8, short_sha(commits.front().sha) + " " + commits.front().date,
+      f.left, f.top, base, f.width - f.right, f.left - 6, f.y(f.high) + 4, f.high, f.y(f.low) + 4, f.low, f.height - 8,
+      short_sha(commits.front().sha) + " " + commits.front().date,
       short_sha(commits.back().sha) + " " + commits.back().date);
 }
 
@@ -316,20 +327,24 @@ std::string html_test(const HistoryView& v, const TestSeries& t) {
   std::string out = fmt::format("<section class=\"test\" id=\"{0}\"><h2>{0}</h2><p class=\"path\">{1}</p>\n",
                                 html_escape(t.test->test), html_escape(t.test->versions.back().path));
   for (const auto& d : t.drifts) {
-    out += fmt::format("<p class=\"drift-note\">drift: {}</p>\n", html_escape(describe_drift(v, t, series_named(t, d.metric), d)));
+    out += fmt::format("<p class=\"drift-note\">drift: {}</p>\n",
+                       html_escape(describe_drift(v, t, series_named(t, d.metric), d)));
   }
   for (const auto& s : t.metrics) out += chart(v, t, s);
   return out + "</section>\n";
 }
 
 std::string html_commits(const HistoryView& v) {
-  std::string out = "<h2 id=\"commits\">Commits</h2>\n<table class=\"commits\"><tr><th>commit</th><th>date</th><th>subject</th></tr>\n";
+  std::string out =
+      "<h2 id=\"commits\">Commits</h2>\n<table "
+      "class=\"commits\"><tr><th>commit</th><th>date</th><th>subject</th></tr>\n";
   for (std::size_t i = 0; i < v.history->commits.size(); ++i) {
     const GitCommit& c = v.history->commits[i];
     bool start = i == 0 && v.history->has_start;
-    out += fmt::format("<tr id=\"commit-{0}\"><td><a href=\"{1}\"><code>{2}</code></a></td><td>{3}</td><td>{4}{5}</td></tr>\n",
-                       c.sha, html_escape(commit_href(v, c.sha)), short_sha(c.sha), c.date, html_escape(c.subject),
-                       start ? " <i>(where the range starts)</i>" : "");
+    out += fmt::format(
+        "<tr id=\"commit-{0}\"><td><a href=\"{1}\"><code>{2}</code></a></td><td>{3}</td><td>{4}{5}</td></tr>\n", c.sha,
+        html_escape(commit_href(v, c.sha)), short_sha(c.sha), c.date, html_escape(c.subject),
+        start ? " <i>(where the range starts)</i>" : "");
   }
   return out + "</table>\n";
 }
@@ -363,23 +378,26 @@ tr:target td { background: #e8f0fb; }
 }
 
 std::string legend_point(const std::string& cls, const std::string& text) {
-  return fmt::format("<span><svg width=\"12\" height=\"12\"><circle class=\"{}\" cx=\"6\" cy=\"6\" r=\"4.5\"/></svg> {}</span>",
-                     cls, text);
+  return fmt::format(
+      "<span><svg width=\"12\" height=\"12\"><circle class=\"{}\" cx=\"6\" cy=\"6\" r=\"4.5\"/></svg> {}</span>", cls,
+      text);
 }
 
 std::string legend_mark(const std::string& kind, const std::string& text) {
-  return fmt::format("<span><svg width=\"14\" height=\"12\"><line class=\"mark mark-{0}\" x1=\"7\" x2=\"7\" y1=\"0\" "
-                     "y2=\"12\"/></svg> <span class=\"mark-label mark-{0}\">{0}</span>: {1}</span>",
-                     kind, text);
+  return fmt::format(
+      "<span><svg width=\"14\" height=\"12\"><line class=\"mark mark-{0}\" x1=\"7\" x2=\"7\" y1=\"0\" "
+      "y2=\"12\"/></svg> <span class=\"mark-label mark-{0}\">{0}</span>: {1}</span>",
+      kind, text);
 }
 
 std::string html_legend() {
   return "<p class=\"legend\">" + legend_point("point", "a change within its tolerance") +
          legend_point("point verdict-regressed", "past it (regressed)") +
-         legend_point("point verdict-improved", "improved past it") +
-         legend_mark("toolchain", "a toolchain bump") + legend_mark("tuning", "a tuning change (constants, hints)") +
+         legend_point("point verdict-improved", "improved past it") + legend_mark("toolchain", "a toolchain bump") +
+         legend_mark("tuning", "a tuning change (constants, hints)") +
          legend_mark("signature", "another kernel (an identity change)") +
-         "<span><span class=\"drift-note\">drift</span>: steps each within the tolerance that add up past it</span></p>\n";
+         "<span><span class=\"drift-note\">drift</span>: steps each within the tolerance that add up past "
+         "it</span></p>\n";
 }
 
 }  // namespace
@@ -389,11 +407,12 @@ std::string describe_drift(const HistoryView& v, const TestSeries& t, const Metr
   std::vector<std::string> steps;
   for (std::size_t i = d.from + 1; i <= d.to; ++i) steps.push_back(sha(i) + " " + step_delta(s.points[i]));
   double limit = d.to_value >= d.from_value ? d.limit : -d.limit;
-  return fmt::format("{} {} -> {} ({}, {}; limit {:+g}) over {} step(s) each within it, from {} to {}, past the "
-                     "limit at {}: {}",
-                     d.metric, d.from_value, d.to_value, signed_count(d.to_value - d.from_value),
-                     step_percent(d.from_value, d.to_value), limit, d.to - d.from, sha(d.from), sha(d.to),
-                     sha(d.crossed), fmt::join(steps, ", "));
+  return fmt::format(
+      "{} {} -> {} ({}, {}; limit {:+g}) over {} step(s) each within it, from {} to {}, past the "
+      "limit at {}: {}",
+      d.metric, d.from_value, d.to_value, signed_count(d.to_value - d.from_value),
+      step_percent(d.from_value, d.to_value), limit, d.to - d.from, sha(d.from), sha(d.to), sha(d.crossed),
+      fmt::join(steps, ", "));
 }
 
 std::string history_text(const HistoryView& v) {
@@ -404,27 +423,36 @@ std::string history_text(const HistoryView& v) {
 }
 
 nlohmann::json history_json(const HistoryView& v) {
-  nlohmann::json commits = nlohmann::json::array(), tests = nlohmann::json::array(), unreadable = nlohmann::json::array();
+  nlohmann::json commits = nlohmann::json::array(), tests = nlohmann::json::array(),
+                 unreadable = nlohmann::json::array();
   for (std::size_t i = 0; i < v.history->commits.size(); ++i) {
     const GitCommit& c = v.history->commits[i];
-    commits.push_back({{"sha", c.sha}, {"date", c.date}, {"time", c.time}, {"subject", c.subject},
+    commits.push_back({{"sha", c.sha},
+                       {"date", c.date},
+                       {"time", c.time},
+                       {"subject", c.subject},
                        {"start", i == 0 && v.history->has_start}});
   }
   for (const auto& t : v.tests) tests.push_back(test_json(v, t));
   for (const auto& u : v.history->unreadable) {
     unreadable.push_back({{"commit", v.history->commits[u.commit].sha}, {"path", u.path}, {"error", u.error}});
   }
-  return {{"format", kHistoryFormat}, {"range", v.range}, {"commits", commits}, {"tests", tests},
+  return {{"format", kHistoryFormat},
+          {"range", v.range},
+          {"commits", commits},
+          {"tests", tests},
           {"unreadable", unreadable}};
 }
 
 std::string history_html(const HistoryView& v) {
-  std::string out = fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                                "<title>tileperf history</title><style>{}</style></head><body>\n"
-                                "<h1>Baseline history</h1>\n<p class=\"summary\">{}</p>\n",
-                                history_style(), html_escape(summary_line(v)));
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>tileperf history</title><style>{}</style></head><body>\n"
+      "<h1>Baseline history</h1>\n<p class=\"summary\">{}</p>\n",
+      history_style(), html_escape(summary_line(v)));
   out += html_legend();
-  for (const auto& u : v.history->unreadable) out += "<p class=\"unreadable\">unreadable: " + html_escape(u.error) + "</p>\n";
+  for (const auto& u : v.history->unreadable)
+    out += "<p class=\"unreadable\">unreadable: " + html_escape(u.error) + "</p>\n";
   for (const auto& t : v.tests) out += html_test(v, t);
   return out + html_commits(v) + "</body></html>\n";
 }

@@ -35,8 +35,9 @@ std::string percent_cell(const DiffRow& d) {
   double magnitude = std::isinf(d.percent) ? 400.0 : std::fabs(d.percent);
   double width = magnitude <= 100 ? magnitude / 100 * 3 : 3 + std::log10(magnitude / 100) * 2;
   std::string value = std::isinf(d.percent) ? (d.percent > 0 ? "1e300" : "-1e300") : fmt::format("{:.6g}", d.percent);
-  return fmt::format("<td class=\"num\" data-value=\"{}\"><span class=\"pct {}\" style=\"width:{:.2f}em\"></span>{}</td>",
-                     value, d.delta > 0 ? "up" : "down", width, esc(d.percent_text));
+  return fmt::format(
+      "<td class=\"num\" data-value=\"{}\"><span class=\"pct {}\" style=\"width:{:.2f}em\"></span>{}</td>", value,
+      d.delta > 0 ? "up" : "down", width, esc(d.percent_text));
 }
 
 std::string diff_table(const TestView& t) {
@@ -45,10 +46,11 @@ std::string diff_table(const TestView& t) {
       "<th>%</th><th>limit</th><th>verdict</th></tr></thead><tbody>\n";
   for (const auto& d : t.rows) {
     std::string verdict = verdict_name(d.verdict);
-    out += fmt::format("<tr class=\"verdict-{}\"><td>{}{}</td>{}{}{}{}<td class=\"num\">{}</td><td class=\"{}\">{}</td></tr>\n",
-                       verdict, esc(d.metric), esc(d.marker), num(d.baseline, std::to_string(d.baseline)),
-                       num(d.current, std::to_string(d.current)), num(d.delta, d.delta_text), percent_cell(d),
-                       esc(d.limit_text), verdict, verdict);
+    out += fmt::format(
+        "<tr class=\"verdict-{}\"><td>{}{}</td>{}{}{}{}<td class=\"num\">{}</td><td class=\"{}\">{}</td></tr>\n",
+        verdict, esc(d.metric), esc(d.marker), num(d.baseline, std::to_string(d.baseline)),
+        num(d.current, std::to_string(d.current)), num(d.delta, d.delta_text), percent_cell(d), esc(d.limit_text),
+        verdict, verdict);
   }
   return out + "</tbody></table>\n";
 }
@@ -60,20 +62,22 @@ std::string opcode_chart(const TestResult& r, std::string_view prefix, const std
   const int row_h = 16, label_w = 220, bar_w = 300, mid = label_w + bar_w / 2;
   std::int64_t max = 1;
   for (const auto& m : moved.top) max = std::max<std::int64_t>(max, std::llabs(m.delta));
-  std::string out = fmt::format("<h4>{}</h4>\n<svg class=\"opcode-chart\" width=\"{}\" height=\"{}\" role=\"img\">\n",
-                                esc(title), label_w + bar_w + 60, row_h * (moved.top.size() + (moved.more ? 1 : 0)) + 4);
+  std::string out =
+      fmt::format("<h4>{}</h4>\n<svg class=\"opcode-chart\" width=\"{}\" height=\"{}\" role=\"img\">\n", esc(title),
+                  label_w + bar_w + 60, row_h * (moved.top.size() + (moved.more ? 1 : 0)) + 4);
   for (std::size_t i = 0; i < moved.top.size(); ++i) {
     const auto& m = moved.top[i];
     double w = std::max(1.0, double(std::llabs(m.delta)) / double(max) * bar_w / 2);
     int y = int(i) * row_h + 2;
     out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + 11, esc(m.name));
-    out += fmt::format("<rect class=\"bar {}\" data-opcode=\"{}{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"></rect>",
-                       m.delta > 0 ? "up" : "down", prefix, esc(m.name), m.delta > 0 ? double(mid) : mid - w, y, w,
-                       row_h - 4);
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", label_w + bar_w + 4, y + 11,
-                       format_signed(double(m.delta)));
+    out += fmt::format(
+        "<rect class=\"bar {}\" data-opcode=\"{}{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"></rect>",
+        m.delta > 0 ? "up" : "down", prefix, esc(m.name), m.delta > 0 ? double(mid) : mid - w, y, w, row_h - 4);
+    out +=
+        fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", label_w + bar_w + 4, y + 11, format_signed(double(m.delta)));
   }
-  if (moved.more) out += fmt::format("<text x=\"0\" y=\"{}\">and {} more</text>\n", row_h * moved.top.size() + 13, moved.more);
+  if (moved.more)
+    out += fmt::format("<text x=\"0\" y=\"{}\">and {} more</text>\n", row_h * moved.top.size() + 13, moved.more);
   return out + "</svg>\n";
 }
 
@@ -105,15 +109,17 @@ std::string gantt_svg(const nlohmann::json& loop) {
   const int label_w = 300, plot_w = 560, row_h = 12, top = 18;
   int height = top + row_h * static_cast<int>(events.size()) + 6;
   auto x = [&](double cycle) { return label_w + std::clamp(cycle / span, 0.0, 1.0) * plot_w; };
-  std::string out = fmt::format("<svg class=\"gantt\" data-loop=\"{}\" data-role=\"{}\" width=\"{}\" height=\"{}\" "
-                                "role=\"img\" aria-label=\"schedule of one iteration of loop {}\">\n",
-                                esc(loop.value("loop", "")), esc(loop.value("role", "")), label_w + plot_w + 10, height,
-                                esc(loop.value("loop", "")));
+  std::string out = fmt::format(
+      "<svg class=\"gantt\" data-loop=\"{}\" data-role=\"{}\" width=\"{}\" height=\"{}\" "
+      "role=\"img\" aria-label=\"schedule of one iteration of loop {}\">\n",
+      esc(loop.value("loop", "")), esc(loop.value("role", "")), label_w + plot_w + 10, height,
+      esc(loop.value("loop", "")));
   for (int q = 0; q <= 4; ++q) {
     double c = span * q / 4;
-    out += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0:.1f}\" "
-                       "y=\"10\">{3:.0f}</text>\n",
-                       x(c), top - 4, height, c);
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0:.1f}\" "
+        "y=\"10\">{3:.0f}</text>\n",
+        x(c), top - 4, height, c);
   }
   int row = 0;
   for (const auto& e : events) {
@@ -132,18 +138,19 @@ std::string gantt_svg(const nlohmann::json& loop) {
     out += fmt::format("<text x=\"0\" y=\"{}\">{} {}</text>", y + 9, esc(e.value("address", "")),
                        esc(e.value("opcode", "").substr(0, 34)));
     if (waited > 0) {
-      out += fmt::format("<rect class=\"wait\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>", x(issue - waited),
-                         y + 2, std::max(1.0, x(issue) - x(issue - waited)), row_h - 4);
+      out += fmt::format("<rect class=\"wait\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>",
+                         x(issue - waited), y + 2, std::max(1.0, x(issue) - x(issue - waited)), row_h - 4);
     }
     if (done > issue) {
-      out += fmt::format("<rect class=\"flight mark-{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>", esc(mark),
-                         x(issue), y + 3, std::max(1.0, x(done) - x(issue)), row_h - 6);
+      out += fmt::format("<rect class=\"flight mark-{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>",
+                         esc(mark), x(issue), y + 3, std::max(1.0, x(done) - x(issue)), row_h - 6);
     }
-    out += fmt::format("<rect class=\"issue mark-{}\" x=\"{:.1f}\" y=\"{}\" width=\"3\" height=\"{}\"/></g>\n", esc(mark),
-                       x(issue) - 1, y + 1, row_h - 2);
+    out += fmt::format("<rect class=\"issue mark-{}\" x=\"{:.1f}\" y=\"{}\" width=\"3\" height=\"{}\"/></g>\n",
+                       esc(mark), x(issue) - 1, y + 1, row_h - 2);
   }
   out += "</svg>\n";
-  if (left_out) out += fmt::format("<p class=\"note\">{} other instruction(s) of the iteration not drawn</p>\n", left_out);
+  if (left_out)
+    out += fmt::format("<p class=\"note\">{} other instruction(s) of the iteration not drawn</p>\n", left_out);
   return out;
 }
 
@@ -156,7 +163,8 @@ std::string occupancy_svg(const nlohmann::json& o) {
   std::size_t columns = rows.at(0).is_array() ? rows.at(0).size() : 0;
   if (columns == 0) return "";
   const int cell_w = 8, cell_h = 6, left = 70, top = 4;
-  int width = left + static_cast<int>(columns) * cell_w + 10, height = top + static_cast<int>(rows.size()) * cell_h + 22;
+  int width = left + static_cast<int>(columns) * cell_w + 10,
+      height = top + static_cast<int>(rows.size()) * cell_h + 22;
   std::string out = fmt::format(
       "<details class=\"occupancy\" open><summary>SMs over the launch: {} SM(s), {} block(s) each at most, "
       "{:.1f} us of waves; the slowest block {:.2f}x the mean, SMs {}% idle ({} class(es) of blocks)</summary>\n"
@@ -173,14 +181,16 @@ std::string occupancy_svg(const nlohmann::json& o) {
     }
     for (std::size_t c = 0; c < rows.at(r).size() && c < columns; ++c) {
       int pct = rows.at(r).at(c).is_number() ? rows.at(r).at(c).get<int>() : 0;
-      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#1f77b4\" fill-opacity=\"{:.2f}\">"
-                         "<title>{}% of the slots</title></rect>\n",
-                         left + static_cast<int>(c) * cell_w, y, cell_w, cell_h, pct / 100.0, pct);
+      out += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#1f77b4\" fill-opacity=\"{:.2f}\">"
+          "<title>{}% of the slots</title></rect>\n",
+          left + static_cast<int>(c) * cell_w, y, cell_w, cell_h, pct / 100.0, pct);
     }
   }
-  out += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">0</text><text class=\"axis\" x=\"{}\" y=\"{}\" "
-                     "text-anchor=\"end\">{:.1f} us</text>\n",
-                     left, height - 6, left + static_cast<int>(columns) * cell_w, height - 6, o.value("waves_us", 0.0));
+  out += fmt::format(
+      "<text class=\"axis\" x=\"{}\" y=\"{}\">0</text><text class=\"axis\" x=\"{}\" y=\"{}\" "
+      "text-anchor=\"end\">{:.1f} us</text>\n",
+      left, height - 6, left + static_cast<int>(columns) * cell_w, height - 6, o.value("waves_us", 0.0));
   return out + "</svg></details>\n";
 }
 
@@ -192,11 +202,13 @@ std::string timeline_section(const TestView& t) {
   for (const auto& loop : t.timeline.at("loops")) {
     if (!loop.is_object() || !loop.contains("events") || !loop.at("events").is_array()) continue;
     std::string role = loop.value("role", "") == "main" ? "Main loop" : "Producer loop";
-    std::string overlap = loop.contains("overlap_pct") ? fmt::format(", overlap {}%", loop.value("overlap_pct", 0)) : "";
-    out += fmt::format("<details class=\"schedule\" open><summary>{} {} ({}{}), one steady iteration: {:.0f} cycles{}</summary>\n",
-                       role, esc(loop.value("loop", "")), esc(loop.value("warps", "")),
-                       loop.contains("lines") ? ", " + esc(loop.value("lines", "")) : "",
-                       loop.value("cycles_per_iteration", 0.0), overlap);
+    std::string overlap =
+        loop.contains("overlap_pct") ? fmt::format(", overlap {}%", loop.value("overlap_pct", 0)) : "";
+    out += fmt::format(
+        "<details class=\"schedule\" open><summary>{} {} ({}{}), one steady iteration: {:.0f} cycles{}</summary>\n",
+        role, esc(loop.value("loop", "")), esc(loop.value("warps", "")),
+        loop.contains("lines") ? ", " + esc(loop.value("lines", "")) : "", loop.value("cycles_per_iteration", 0.0),
+        overlap);
     out += gantt_svg(loop) + "</details>\n";
   }
   return out;
@@ -207,8 +219,7 @@ std::string test_detail(const TestView& t) {
   std::string out = fmt::format(
       "<article class=\"test-detail {}\" id=\"{}\" data-test=\"{}\">\n<h3><a href=\"#{}\">{}</a> "
       "<span class=\"badge {}\">{}</span></h3>\n",
-      state_class(t.state), esc(t.anchor), esc(t.name), esc(t.anchor), esc(t.name), state_class(t.state),
-      esc(t.state));
+      state_class(t.state), esc(t.anchor), esc(t.name), esc(t.anchor), esc(t.name), state_class(t.state), esc(t.state));
   if (!r.message.empty()) out += "<p class=\"message\">" + esc(r.message) + "</p>\n";
   if (!r.launch.empty()) out += "<p class=\"launch\">launch: " + esc(r.launch) + "</p>\n";
   for (const auto& b : r.broken) {
@@ -217,8 +228,9 @@ std::string test_detail(const TestView& t) {
   }
   if (!t.rows.empty()) out += diff_table(t);
   if (!r.lines.empty()) {
-    out += "<h4>Source lines that moved (instructions)</h4>\n<table class=\"lines sortable\"><thead><tr><th>line</th>"
-           "<th>baseline</th><th>current</th><th>delta</th><th>source</th></tr></thead><tbody>\n";
+    out +=
+        "<h4>Source lines that moved (instructions)</h4>\n<table class=\"lines sortable\"><thead><tr><th>line</th>"
+        "<th>baseline</th><th>current</th><th>delta</th><th>source</th></tr></thead><tbody>\n";
     for (const auto& m : r.lines) {
       out += fmt::format("<tr><td>{}</td>{}{}{}<td><code>{}</code></td></tr>\n", esc(m.line),
                          num(m.baseline, std::to_string(m.baseline)), num(m.current, std::to_string(m.current)),
@@ -234,12 +246,14 @@ std::string test_detail(const TestView& t) {
 }
 
 // An index of the tests, then each one's detail.
-std::string tests_section(const std::string& id, const std::string& index_id, const std::string& title, const std::vector<const TestView*>& tests,
-                          const std::string& when_empty) {
+std::string tests_section(const std::string& id, const std::string& index_id, const std::string& title,
+                          const std::vector<const TestView*>& tests, const std::string& when_empty) {
   std::string out = fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", id, esc(title));
   if (tests.empty()) return out + "<p>" + esc(when_empty) + "</p>\n</section>\n";
-  out += fmt::format("<table class=\"sortable\" id=\"{}\"><thead><tr><th>test</th><th>state</th><th>what moved</th></tr>"
-                     "</thead><tbody>\n", index_id);
+  out += fmt::format(
+      "<table class=\"sortable\" id=\"{}\"><thead><tr><th>test</th><th>state</th><th>what moved</th></tr>"
+      "</thead><tbody>\n",
+      index_id);
   for (const auto* t : tests) {
     std::string what = t->headline();
     if (what.empty()) what = t->result->message;
@@ -269,7 +283,8 @@ std::string review_sections(const ReviewView* review) {
     for (const auto& n : review->removed) names += (names.empty() ? "" : ", ") + n;
     out += "<p>Baselines removed: " + esc(names) + "</p>\n";
   }
-  out += tests_section("against-base", "against-base-index", fmt::format("Against the merge base ({})", review->against_base.counts_text()),
+  out += tests_section("against-base", "against-base-index",
+                       fmt::format("Against the merge base ({})", review->against_base.counts_text()),
                        review->base_moved, "Every result is within the merge base's limits.");
   return out;
 }
@@ -320,18 +335,20 @@ std::string by_arch_section(const ReportView& view) {
         if (it != values.end()) {
           double w = std::max(1.0, double(it->second) / double(max) * bar_w);
           bool known = a == "sm_120" || a == "sm_100" || a == "sm_90";
-          bars += fmt::format("<rect class=\"bar {}\" data-arch=\"{}\" data-group=\"{}\" x=\"{}\" y=\"{}\" "
-                              "width=\"{:.1f}\" height=\"{}\"></rect><text x=\"{:.1f}\" y=\"{}\">{} {}</text>\n",
-                              known ? "arch-" + a : "arch-other", esc(a), esc(g), label_w, y + i * row_h, w,
-                              row_h - 2, label_w + w + 4, y + i * row_h + 9, esc(a), it->second);
+          bars += fmt::format(
+              "<rect class=\"bar {}\" data-arch=\"{}\" data-group=\"{}\" x=\"{}\" y=\"{}\" "
+              "width=\"{:.1f}\" height=\"{}\"></rect><text x=\"{:.1f}\" y=\"{}\">{} {}</text>\n",
+              known ? "arch-" + a : "arch-other", esc(a), esc(g), label_w, y + i * row_h, w, row_h - 2, label_w + w + 4,
+              y + i * row_h + 9, esc(a), it->second);
         }
         ++i;
       }
       y += row_h * int(archs.size()) + gap;
     }
-    out += fmt::format("<details{}><summary>{}</summary>\n<svg class=\"arch-chart\" data-metric=\"{}\" width=\"{}\" "
-                       "height=\"{}\" role=\"img\">\n{}</svg>\n</details>\n",
-                       k == 0 ? " open" : "", kKeyMetrics[k], kKeyMetrics[k], label_w + bar_w + 120, y, bars);
+    out += fmt::format(
+        "<details{}><summary>{}</summary>\n<svg class=\"arch-chart\" data-metric=\"{}\" width=\"{}\" "
+        "height=\"{}\" role=\"img\">\n{}</svg>\n</details>\n",
+        k == 0 ? " open" : "", kKeyMetrics[k], kKeyMetrics[k], label_w + bar_w + 120, y, bars);
   }
   return out + "</section>\n";
 }
@@ -342,11 +359,12 @@ std::string drift_section(const ReportView& view) {
   if (drift.empty()) return "";
   std::string rows;
   for (const auto& [test, note] : drift) rows += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(test), esc(note));
-  return fmt::format("<section id=\"drift\">\n<h2>Drift over the baselines' history: {} run(s)</h2>\n"
-                     "<p>Each accepted step within its limit, their sum past it.</p>\n"
-                     "<table>\n<thead><tr><th>test</th><th>drift</th></tr></thead>\n<tbody>\n{}</tbody>\n</table>\n"
-                     "</section>\n",
-                     drift.size(), rows);
+  return fmt::format(
+      "<section id=\"drift\">\n<h2>Drift over the baselines' history: {} run(s)</h2>\n"
+      "<p>Each accepted step within its limit, their sum past it.</p>\n"
+      "<table>\n<thead><tr><th>test</th><th>drift</th></tr></thead>\n<tbody>\n{}</tbody>\n</table>\n"
+      "</section>\n",
+      drift.size(), rows);
 }
 
 }  // namespace
@@ -364,7 +382,9 @@ std::string report_html(const ReportView& view, const ReviewView* review) {
       "<style>{}</style>\n</head>\n<body>\n<h1 id=\"title\">{}</h1>\n<nav id=\"summary\">{}</nav>\n{}{}{}{}"
       "<script>{}</script>\n</body>\n</html>\n",
       esc(title), report_html_style(), esc(title), counts,
-      (view.missing_text().empty() ? "" : "<p id=\"missing\" class=\"regressed\"><b>" + esc(view.missing_text()) + "</b></p>\n") +
+      (view.missing_text().empty()
+           ? ""
+           : "<p id=\"missing\" class=\"regressed\"><b>" + esc(view.missing_text()) + "</b></p>\n") +
           (view.runs_text().empty() ? "" : "<p id=\"runs\">" + esc(view.runs_text()) + "</p>\n"),
       review_sections(review) + needs_look_section(view) + drift_section(view), all_tests_section(view),
       by_arch_section(view), report_html_script());

@@ -40,15 +40,20 @@ std::map<std::string, double> latency_overrides(const std::vector<std::string>& 
     if (!value.has_value() || !set_latency(known, name, value.value_or(0))) {
       std::vector<std::string> names;
       for (auto& [field, at] : latency_fields(known)) names.push_back(field);
-      throw UsageError(fmt::format("loops: --latency {}: expected NAME=CYCLES with NAME one of {}", s,
-                                   fmt::join(names, ", ")));
+      throw UsageError(
+          fmt::format("loops: --latency {}: expected NAME=CYCLES with NAME one of {}", s, fmt::join(names, ", ")));
     }
     out[name] = value.value_or(0);
   }
   return out;
 }
 
-bool is_elf(const std::string& data) { return data.rfind("\x7f" "ELF", 0) == 0; }
+bool is_elf(const std::string& data) {
+  return data.rfind(
+             "\x7f"
+             "ELF",
+             0) == 0;
+}
 
 // Beside build/tileperf/<kernel>/<config>.<arch>.cubin, a test leaves
 // <config>.<arch>.sass, .remarks.yaml and <config>.tileirbc.json: the file
@@ -71,7 +76,8 @@ std::optional<FileId> cubin_id(const std::string& cubin) {
 std::string dump_record_beside(const std::string& cubin) {
   auto id = cubin_id(cubin);
   if (!id) return "";
-  std::string name = fs::path(relative_path({FileKind::kDumpRecord, id->kernel, id->config, "", ""})).filename().string();
+  std::string name =
+      fs::path(relative_path({FileKind::kDumpRecord, id->kernel, id->config, "", ""})).filename().string();
   fs::path candidate = fs::path(cubin).parent_path() / name;
   return fs::exists(candidate) ? candidate.string() : "";
 }
@@ -84,10 +90,14 @@ std::string arch_of_cubin_name(const std::string& cubin) {
 
 std::string count_source(const SkeletonLoop& l) {
   switch (l.source) {
-    case CountSource::kComputed: return l.iterated ? "computed, iteration by iteration" : "computed";
-    case CountSource::kDeclared: return fmt::format("declared '{}': {}", l.declared_key, l.unknown);
-    case CountSource::kOverride: return fmt::format("override '{}'", l.declared_key);
-    case CountSource::kAssumed: return fmt::format("ASSUMED {}: {}", kAssumedTrips, l.unknown);
+    case CountSource::kComputed:
+      return l.iterated ? "computed, iteration by iteration" : "computed";
+    case CountSource::kDeclared:
+      return fmt::format("declared '{}': {}", l.declared_key, l.unknown);
+    case CountSource::kOverride:
+      return fmt::format("override '{}'", l.declared_key);
+    case CountSource::kAssumed:
+      return fmt::format("ASSUMED {}: {}", kAssumedTrips, l.unknown);
   }
   return "";
 }
@@ -98,8 +108,8 @@ void add_skeleton_loops(std::string& out, const Skeleton& s, int parent, int ind
     if (l.parent != parent) continue;
     std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
     std::string trips = l.min_trips == l.max_trips ? trips_text(l.min_trips)
-                        : fmt::format("{}-{} (mean {})", trips_text(l.min_trips), trips_text(l.max_trips),
-                                      trips_text(l.trips()));
+                                                   : fmt::format("{}-{} (mean {})", trips_text(l.min_trips),
+                                                                 trips_text(l.max_trips), trips_text(l.trips()));
     double blocks = static_cast<double>(std::max<std::int64_t>(s.blocks(), 1));
     out += fmt::format("{}{} {}  trips {} per execution, {} execution(s) per block  {}\n", pad, l.kind, l.name(), trips,
                        trips_text(l.executions / blocks), count_source(l));
@@ -111,12 +121,13 @@ void add_skeleton(std::string& out, const Skeleton& s) {
   if (!s.evaluated) return;
   std::vector<std::string> dims;
   for (int d : s.varying_dims) dims.push_back(std::string(1, "xyz"[d]));
-  out += fmt::format("\nkernel loops (the TileIR's, counted for the launch of {} block(s)): {} class(es) of blocks{}, "
-                     "{} block(s) evaluated, {} operation(s)\n",
-                     s.blocks(), s.classes.size(),
-                     dims.empty() ? std::string(", alike along every grid dimension")
-                                  : fmt::format(", differing along {}", fmt::join(dims, ", ")),
-                     s.evaluated_blocks, s.steps);
+  out += fmt::format(
+      "\nkernel loops (the TileIR's, counted for the launch of {} block(s)): {} class(es) of blocks{}, "
+      "{} block(s) evaluated, {} operation(s)\n",
+      s.blocks(), s.classes.size(),
+      dims.empty() ? std::string(", alike along every grid dimension")
+                   : fmt::format(", differing along {}", fmt::join(dims, ", ")),
+      s.evaluated_blocks, s.steps);
   if (s.loops.empty()) out += "  (no loops)\n";
   add_skeleton_loops(out, s, -1, 1);
 }
@@ -124,14 +135,27 @@ void add_skeleton(std::string& out, const Skeleton& s) {
 nlohmann::json skeleton_json(const Skeleton& s) {
   nlohmann::json loops = nlohmann::json::array();
   for (const auto& l : s.loops) {
-    loops.push_back({{"kind", l.kind}, {"name", l.name()}, {"file", l.where.file}, {"line", l.where.line},
-                     {"parent", l.parent}, {"source", count_source_name(l.source)},
-                     {"declared", l.declared_key}, {"unknown", l.unknown}, {"data_dependent", l.data_dependent},
-                     {"iterated", l.iterated}, {"executions", l.executions}, {"iterations", l.iterations},
-                     {"min_trips", l.min_trips}, {"max_trips", l.max_trips}});
+    loops.push_back({{"kind", l.kind},
+                     {"name", l.name()},
+                     {"file", l.where.file},
+                     {"line", l.where.line},
+                     {"parent", l.parent},
+                     {"source", count_source_name(l.source)},
+                     {"declared", l.declared_key},
+                     {"unknown", l.unknown},
+                     {"data_dependent", l.data_dependent},
+                     {"iterated", l.iterated},
+                     {"executions", l.executions},
+                     {"iterations", l.iterations},
+                     {"min_trips", l.min_trips},
+                     {"max_trips", l.max_trips}});
   }
-  return {{"loops", loops}, {"classes", s.classes.size()}, {"varying_dims", s.varying_dims},
-          {"evaluated_blocks", s.evaluated_blocks}, {"steps", s.steps}, {"notes", s.notes}};
+  return {{"loops", loops},
+          {"classes", s.classes.size()},
+          {"varying_dims", s.varying_dims},
+          {"evaluated_blocks", s.evaluated_blocks},
+          {"steps", s.steps},
+          {"notes", s.notes}};
 }
 
 void add_loop(std::string& out, const LoopAnalysis& r, std::size_t i, int indent) {
@@ -139,19 +163,18 @@ void add_loop(std::string& out, const LoopAnalysis& r, std::size_t i, int indent
   std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
   if (l.spin) {
     out += fmt::format("{}retry loop {} ({}): {} instructions\n", pad, loop_name(l),
-               l.allocation_retry ? "register allocation, runs once" : "barrier wait, cold",
-               l.instructions);
+                       l.allocation_retry ? "register allocation, runs once" : "barrier wait, cold", l.instructions);
     return;
   }
   out += fmt::format("{}loop {}  depth {}{}  trips {} ({}){}  {}\n", pad, loop_name(l), l.depth,
-             static_cast<int>(i) == r.main ? "  MAIN" : "", trips_text(l.trips), l.trips_from,
-             l.lines ? "  " + format_lines(*l.lines) : "", format_warps(l.warps));
-  out += fmt::format("{}  body: {} instructions, ii {}, waits {}, mma {}, mufu {}, loads {}, stores {}, "
-             "async copies {}, fp64 {}, cost {:.1f} per iteration\n",
-             pad, l.instructions, l.stall_cycles, l.waits, l.mma, l.mufu, l.loads, l.stores,
-             l.async_copies, l.fp64, l.cost);
+                     static_cast<int>(i) == r.main ? "  MAIN" : "", trips_text(l.trips), l.trips_from,
+                     l.lines ? "  " + format_lines(*l.lines) : "", format_warps(l.warps));
+  out += fmt::format(
+      "{}  body: {} instructions, ii {}, waits {}, mma {}, mufu {}, loads {}, stores {}, "
+      "async copies {}, fp64 {}, cost {:.1f} per iteration\n",
+      pad, l.instructions, l.stall_cycles, l.waits, l.mma, l.mufu, l.loads, l.stores, l.async_copies, l.fp64, l.cost);
   out += fmt::format("{}  work per block: {:.4g} (cost {:.1f} x {:.4g} runs x {} warp(s))\n", pad, l.work, l.cost,
-             l.runs, warp_count(l.warps));
+                     l.runs, warp_count(l.warps));
 }
 
 // Why the main loop is the main loop: its work beside the runner-up's.
@@ -181,20 +204,38 @@ nlohmann::json loop_json(const LoopAnalysis& r) {
   nlohmann::json loops = nlohmann::json::array();
   for (std::size_t i = 0; i < r.loops.size(); ++i) {
     const LoopInfo& l = r.loops[i];
-    nlohmann::json j = {{"function", l.function}, {"begin", l.begin}, {"end", l.end},
-                        {"parent", l.parent}, {"depth", l.depth}, {"spin", l.spin},
-                        {"main", static_cast<int>(i) == r.main}, {"trips", l.trips},
-                        {"trips_from", l.trips_from}, {"instructions", l.instructions},
-                        {"ii", l.stall_cycles}, {"waits", l.waits}, {"mma", l.mma},
-                        {"mufu", l.mufu}, {"loads", l.loads}, {"stores", l.stores},
-                        {"async_copies", l.async_copies}, {"fp64", l.fp64}, {"cost", l.cost},
-                        {"allocation_retry", l.allocation_retry}, {"warps", format_warps(l.warps)},
-                        {"runs", l.runs}, {"work", l.work}, {"opcodes", l.opcodes}};
+    nlohmann::json j = {{"function", l.function},
+                        {"begin", l.begin},
+                        {"end", l.end},
+                        {"parent", l.parent},
+                        {"depth", l.depth},
+                        {"spin", l.spin},
+                        {"main", static_cast<int>(i) == r.main},
+                        {"trips", l.trips},
+                        {"trips_from", l.trips_from},
+                        {"instructions", l.instructions},
+                        {"ii", l.stall_cycles},
+                        {"waits", l.waits},
+                        {"mma", l.mma},
+                        {"mufu", l.mufu},
+                        {"loads", l.loads},
+                        {"stores", l.stores},
+                        {"async_copies", l.async_copies},
+                        {"fp64", l.fp64},
+                        {"cost", l.cost},
+                        {"allocation_retry", l.allocation_retry},
+                        {"warps", format_warps(l.warps)},
+                        {"runs", l.runs},
+                        {"work", l.work},
+                        {"opcodes", l.opcodes}};
     if (l.lines) j["lines"] = format_lines(*l.lines);
     loops.push_back(j);
   }
-  return {{"arch", r.arch}, {"loops", loops}, {"block_cost", r.block_cost},
-          {"unclassified", r.unclassified}, {"notes", r.notes}};
+  return {{"arch", r.arch},
+          {"loops", loops},
+          {"block_cost", r.block_cost},
+          {"unclassified", r.unclassified},
+          {"notes", r.notes}};
 }
 
 // The tool output `loops` measures a cubin from: the files a test left
@@ -246,26 +287,31 @@ void add_gantt(std::string& out, const LoopAnalysis& r, const LaunchEstimate& e,
 
 void add_launch(std::string& out, const Measurement& m) {
   const LaunchEstimate& e = m.launch;
-  out += fmt::format("\nlaunch on {} ({}, {}):\n  {}\n", e.spec->arch, e.spec->part, e.spec->source, describe_launch(e));
-  out += fmt::format("  {} threads ({} warps) per CTA, {} registers, {} bytes of shared memory; {} CTAs ({} block(s) x cluster "
-             "{}), {} per SM: {}\n",
-             e.threads, e.warps, m.values.count("regs") ? m.values.at("regs") : 0,
-             m.values.count("shared.bytes") ? m.values.at("shared.bytes") : 0, e.ctas, e.blocks, e.cluster, e.resident,
-             e.occupancy_limit);
+  out +=
+      fmt::format("\nlaunch on {} ({}, {}):\n  {}\n", e.spec->arch, e.spec->part, e.spec->source, describe_launch(e));
+  out += fmt::format(
+      "  {} threads ({} warps) per CTA, {} registers, {} bytes of shared memory; {} CTAs ({} block(s) x cluster "
+      "{}), {} per SM: {}\n",
+      e.threads, e.warps, m.values.count("regs") ? m.values.at("regs") : 0,
+      m.values.count("shared.bytes") ? m.values.at("shared.bytes") : 0, e.ctas, e.blocks, e.cluster, e.resident,
+      e.occupancy_limit);
   std::vector<std::string> roles, pipes;
-  for (const auto& role : e.timeline.roles) roles.push_back(fmt::format("{} {:.0f}", format_warps(role.warps), role.cycles));
+  for (const auto& role : e.timeline.roles)
+    roles.push_back(fmt::format("{} {:.0f}", format_warps(role.warps), role.cycles));
   for (const auto& [pipe, cycles] : e.pipes) pipes.push_back(fmt::format("{} {:.0f}", pipe, cycles));
   out += fmt::format("  per CTA: latency {:.0f} cycles ({}); throughput {:.0f} cycles on {} ({})\n", e.latency_cycles,
-             fmt::join(roles, ", "), e.throughput_cycles, e.busiest_pipe, fmt::join(pipes, ", "));
-  out += fmt::format("  memory: {:.1f} MB through L2 ({:.1f} KB per block), {:.1f} MB from DRAM{}\n", e.l2_bytes / 1e6,
-             (e.tile_load_bytes + e.tile_store_bytes) / 1e3, e.dram_bytes / 1e6,
-             e.floor_bytes > 0 ? fmt::format(" (the arrays: {:.1f} MB)", e.floor_bytes / 1e6) : std::string(" (no floor)"));
-  out += fmt::format("  blocks on the SMs: {} class(es), the slowest block {:.2f}x the mean, SMs {:.0f}% idle\n", e.classes,
-                     e.imbalance, 100 * e.idle);
-  out += fmt::format("  terms: waves {:.1f} us (latency alone {:.1f}, throughput alone {:.1f}), DRAM {:.1f} us, L2 {:.1f} us, "
-             "launch {:.1f} us; overlap of the main loop {}\n",
-             e.waves_us, e.latency_bound_us, e.throughput_bound_us, e.dram_us, e.l2_us, e.launch_us,
-             e.overlap < 0 ? std::string("(no main loop)") : fmt::format("{:.0f}%", 100 * e.overlap));
+                     fmt::join(roles, ", "), e.throughput_cycles, e.busiest_pipe, fmt::join(pipes, ", "));
+  out += fmt::format(
+      "  memory: {:.1f} MB through L2 ({:.1f} KB per block), {:.1f} MB from DRAM{}\n", e.l2_bytes / 1e6,
+      (e.tile_load_bytes + e.tile_store_bytes) / 1e3, e.dram_bytes / 1e6,
+      e.floor_bytes > 0 ? fmt::format(" (the arrays: {:.1f} MB)", e.floor_bytes / 1e6) : std::string(" (no floor)"));
+  out += fmt::format("  blocks on the SMs: {} class(es), the slowest block {:.2f}x the mean, SMs {:.0f}% idle\n",
+                     e.classes, e.imbalance, 100 * e.idle);
+  out += fmt::format(
+      "  terms: waves {:.1f} us (latency alone {:.1f}, throughput alone {:.1f}), DRAM {:.1f} us, L2 {:.1f} us, "
+      "launch {:.1f} us; overlap of the main loop {}\n",
+      e.waves_us, e.latency_bound_us, e.throughput_bound_us, e.dram_us, e.l2_us, e.launch_us,
+      e.overlap < 0 ? std::string("(no main loop)") : fmt::format("{:.0f}%", 100 * e.overlap));
   for (const auto& note : e.notes) out += fmt::format("  note: {}\n", note);
 }
 
@@ -287,12 +333,13 @@ void add_report(std::string& out, const LoopsOptions& o, const SassListing& list
   for (const auto& l : report.loops) (l.spin ? spin : loops)++;
   std::vector<std::string> names;
   for (const auto& f : listing.functions) names.push_back(f.name);
-  out += fmt::format("{} ({}): {} loop(s), {} retry loop(s), {} backward branch(es) that are not loops; cost {:.0f} per "
-             "block{}\n",
-             fmt::join(names, ", "), report.arch, loops, spin, report.backward_non_loop_edges, report.block_cost,
-             problem ? fmt::format(", {:.0f} per launch of {} blocks",
-                                   report.block_cost * static_cast<double>(problem->blocks), problem->blocks)
-                     : "");
+  out += fmt::format(
+      "{} ({}): {} loop(s), {} retry loop(s), {} backward branch(es) that are not loops; cost {:.0f} per "
+      "block{}\n",
+      fmt::join(names, ", "), report.arch, loops, spin, report.backward_non_loop_edges, report.block_cost,
+      problem ? fmt::format(", {:.0f} per launch of {} blocks",
+                            report.block_cost * static_cast<double>(problem->blocks), problem->blocks)
+              : "");
   add_tree(out, report, -1, 1);
   out += fmt::format("  {}\n", main_choice(report));
   if (m && m->lines.counts.empty()) out += fmt::format("  (the cubin has no line table)\n");
@@ -309,7 +356,8 @@ void add_report(std::string& out, const LoopsOptions& o, const SassListing& list
 
 }  // namespace
 
-std::string loops_report(LoopsOptions o) {  auto overrides = latency_overrides(o.latencies);
+std::string loops_report(LoopsOptions o) {
+  auto overrides = latency_overrides(o.latencies);
   std::string out;
 
   std::string data = read_file(o.input);
@@ -318,9 +366,9 @@ std::string loops_report(LoopsOptions o) {  auto overrides = latency_overrides(o
     if (o.dump_info.empty()) o.dump_info = dump_record_beside(o.input);
   }
   if (!o.dump_info.empty()) {
-    problem = problem_from_record(record_for_arch(parse_json(read_file(o.dump_info), o.dump_info),
-                                                  arch_of_cubin_name(o.input), o.dump_info),
-                                  o.dump_info);
+    problem = problem_from_record(
+        record_for_arch(parse_json(read_file(o.dump_info), o.dump_info), arch_of_cubin_name(o.input), o.dump_info),
+        o.dump_info);
   }
   if (!is_elf(data)) {
     if (o.gantt) throw UsageError("loops: --gantt needs a cubin (its threads per block and line table)");
@@ -342,11 +390,12 @@ std::string loops_report(LoopsOptions o) {  auto overrides = latency_overrides(o
     LineTable lines = read_line_table(data, elf, o.input);
     std::int64_t hint = 0;
     if (!o.remarks.empty()) hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
-    int warps = static_cast<int>(std::min<std::int64_t>((kernel_of(listing, data, elf, o.input).threads_per_block() + 31) / 32,
-                                                        kMaxWarps));
+    int warps = static_cast<int>(
+        std::min<std::int64_t>((kernel_of(listing, data, elf, o.input).threads_per_block() + 31) / 32, kMaxWarps));
     LoopAnalysis report = analyze_loops(listing, {&lines, problem ? &*problem : nullptr, hint, warps});
     add_report(out, o, listing, report, nullptr, problem ? &*problem : nullptr);
-    if (!o.json) out += fmt::format("  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n");
+    if (!o.json)
+      out += fmt::format("  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n");
     return out;
   }
   Measurement m = measure(outputs, o.input, problem ? &*problem : nullptr, true, overrides);
@@ -357,4 +406,3 @@ std::string loops_report(LoopsOptions o) {  auto overrides = latency_overrides(o
 }
 
 }  // namespace tileperf
-

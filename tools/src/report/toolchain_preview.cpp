@@ -18,10 +18,14 @@ namespace {
 // How far a metric moved in its bad direction, in percent (> 0: worse).
 double bad_percent(const MetricDiff& d) {
   switch (d.direction) {
-    case Direction::kLower: return d.percent();
-    case Direction::kHigher: return -d.percent();
-    case Direction::kExact: return std::fabs(d.percent());
-    case Direction::kInfo: return 0;
+    case Direction::kLower:
+      return d.percent();
+    case Direction::kHigher:
+      return -d.percent();
+    case Direction::kExact:
+      return std::fabs(d.percent());
+    case Direction::kInfo:
+      return 0;
   }
   return 0;
 }
@@ -38,9 +42,12 @@ int state_order(State s) { return static_cast<int>(group_of(s)); }
 
 std::string would(State s) {
   switch (group_of(s)) {
-    case Group::kImprove: return "would improve";
-    case Group::kWithin: return "within limits";
-    case Group::kRegress: break;
+    case Group::kImprove:
+      return "would improve";
+    case Group::kWithin:
+      return "within limits";
+    case Group::kRegress:
+      break;
   }
   return s == State::kRegressed ? "would regress" : fmt::format("would regress ({})", state_name(s));
 }
@@ -117,15 +124,17 @@ std::string worst_text(const PreviewMetric& m) {
 
 std::string markdown_header(const ToolchainPreview& p, const std::string& update_command) {
   std::string out = "### tileperf: toolchain preview\n\n";
-  out += fmt::format("{} test(s) were compared with baselines of another toolchain ({}) under the usual "
-                     "policies; nothing was written.\n\n",
-                     p.tests.size(), fmt::join(p.changes, ", "));
+  out += fmt::format(
+      "{} test(s) were compared with baselines of another toolchain ({}) under the usual "
+      "policies; nothing was written.\n\n",
+      p.tests.size(), fmt::join(p.changes, ", "));
   out += fmt::format("**{}**", preview_counts_text(p));
   if (p.other) out += fmt::format(" ({} other test(s) of the run are in another state)", p.other);
   out += fmt::format(".\n\nAccept them all with: `{}`\n\n", update_command);
   out += "#### Gated metrics that moved, largest regressions first\n\n";
-  out += "| metric | regressed | improved | within limits | total delta | worst regression |\n"
-         "| --- | ---: | ---: | ---: | ---: | --- |\n";
+  out +=
+      "| metric | regressed | improved | within limits | total delta | worst regression |\n"
+      "| --- | ---: | ---: | ---: | ---: | --- |\n";
   for (const auto& m : p.metrics) {
     out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", m.metric, m.regressed, m.improved, m.ok,
                        signed_total(m.total_delta), worst_text(m));
@@ -135,16 +144,16 @@ std::string markdown_header(const ToolchainPreview& p, const std::string& update
 
 std::string markdown_detail(const PreviewTest& t) {
   const TestResult& r = *t.result;
-  std::string out = fmt::format("<details><summary><b>{}</b>: {}: {}</summary>\n\n", r.id.name(),
-                                would(t.state), headline(t));
+  std::string out =
+      fmt::format("<details><summary><b>{}</b>: {}: {}</summary>\n\n", r.id.name(), would(t.state), headline(t));
   auto rows = shown_rows(r.diff);
   if (!rows.empty()) {
-    out += "| metric | baseline | current | delta | % | limit | verdict |\n"
-           "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    out +=
+        "| metric | baseline | current | delta | % | limit | verdict |\n"
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
     for (const auto& row : rows) {
       out += fmt::format("| `{}`{} | {} | {} | {} | {} | {} | {} |\n", row.metric, row.marker, row.baseline,
-                         row.current, row.delta_text, row.percent_text, row.limit_text,
-                         verdict_name(row.verdict));
+                         row.current, row.delta_text, row.percent_text, row.limit_text, verdict_name(row.verdict));
     }
     out += "\n";
   }
@@ -196,9 +205,10 @@ std::string preview_counts_text(const ToolchainPreview& p) {
 
 std::string preview_text(const ToolchainPreview& p, const std::string& update_command, std::size_t max_metrics,
                          const std::string& preview_command) {
-  std::string out = fmt::format("toolchain changed in {} test(s) ({}); compared under the usual policies, "
-                                "nothing written: {}\n",
-                                p.tests.size(), fmt::join(p.changes, ", "), preview_counts_text(p));
+  std::string out = fmt::format(
+      "toolchain changed in {} test(s) ({}); compared under the usual policies, "
+      "nothing written: {}\n",
+      p.tests.size(), fmt::join(p.changes, ", "), preview_counts_text(p));
   if (max_metrics && !p.metrics.empty()) {
     out += fmt::format("  {:<32} {:>9} {:>9} {:>7} {:>12}  {}\n", "metric", "regressed", "improved", "ok",
                        "total delta", "worst regression");
@@ -232,8 +242,9 @@ std::string preview_markdown(const ToolchainPreview& p, const std::string& updat
   // Too long for a comment: full detail for the tests first in line (the
   // largest regressions) while the one-line entries of the rest still fit,
   // then as many one-line entries as fit, and a count of what was left out.
-  const std::string cut_note = "\n_{} more test(s) left out to stay under {} characters: "
-                               "`tileperf preview ... --max-chars 0` writes them all._\n";
+  const std::string cut_note =
+      "\n_{} more test(s) left out to stay under {} characters: "
+      "`tileperf preview ... --max-chars 0` writes them all._\n";
   const std::size_t budget = max_chars > cut_note.size() + 40 ? max_chars - cut_note.size() - 40 : 0;
   std::size_t rest = all_lines, i = 0;
   for (; i < p.tests.size(); ++i) {

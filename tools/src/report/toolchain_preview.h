@@ -36,10 +36,10 @@ struct PreviewTest {
 };
 
 struct ToolchainPreview {
-  std::vector<std::string> changes;   // every toolchain change seen, sorted
-  std::vector<PreviewTest> tests;     // toolchain changed tests, by impact
+  std::vector<std::string> changes;  // every toolchain change seen, sorted
+  std::vector<PreviewTest> tests;    // toolchain changed tests, by impact
   std::size_t regressed = 0, improved = 0, pass = 0;
-  std::size_t other = 0;              // tests of the run in another state
+  std::size_t other = 0;               // tests of the run in another state
   std::vector<PreviewMetric> metrics;  // gated metrics that moved, largest regressions first
 };
 
@@ -52,8 +52,8 @@ std::string preview_counts_text(const ToolchainPreview& p);
 // The terminal text: one line of totals, the metrics table (at most
 // `max_metrics` rows; none for 0), the preview command (when given) and the
 // one command that accepts everything.
-std::string preview_text(const ToolchainPreview& p, const std::string& update_command,
-                         std::size_t max_metrics = 20, const std::string& preview_command = "");
+std::string preview_text(const ToolchainPreview& p, const std::string& update_command, std::size_t max_metrics = 20,
+                         const std::string& preview_command = "");
 
 // Markdown of at most `max_chars` characters: totals, the per-metric table,
 // then every test's detail (collapsed), shortened to one line per test and

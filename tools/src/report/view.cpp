@@ -19,18 +19,25 @@ namespace {
 
 const char* marker_of(Change c) {
   switch (c) {
-    case Change::kNew: return " [new]";
-    case Change::kRemoved: return " [removed]";
-    default: return "";
+    case Change::kNew:
+      return " [new]";
+    case Change::kRemoved:
+      return " [removed]";
+    default:
+      return "";
   }
 }
 
 std::string limit_of(const MetricDiff& d) {
   switch (d.direction) {
-    case Direction::kLower: return fmt::format("+{:g}", d.limit);
-    case Direction::kHigher: return fmt::format("-{:g}", d.limit);
-    case Direction::kExact: return "=";
-    case Direction::kInfo: return "-";
+    case Direction::kLower:
+      return fmt::format("+{:g}", d.limit);
+    case Direction::kHigher:
+      return fmt::format("-{:g}", d.limit);
+    case Direction::kExact:
+      return "=";
+    case Direction::kInfo:
+      return "-";
   }
   return "?";
 }
@@ -109,10 +116,18 @@ DiffTotals diff_totals(const std::vector<MetricDiff>& diffs) {
     if (d.delta() == 0) continue;
     ++t.moved;
     switch (d.verdict) {
-      case Verdict::kRegressed: ++t.regressed; break;
-      case Verdict::kImproved: ++t.improved; break;
-      case Verdict::kOk: ++t.ok; break;
-      case Verdict::kInfo: ++t.info; break;
+      case Verdict::kRegressed:
+        ++t.regressed;
+        break;
+      case Verdict::kImproved:
+        ++t.improved;
+        break;
+      case Verdict::kOk:
+        ++t.ok;
+        break;
+      case Verdict::kInfo:
+        ++t.info;
+        break;
     }
   }
   return t;
@@ -150,9 +165,10 @@ std::string ReportView::counts_text() const { return tileperf::counts_text(count
 
 std::string ReportView::missing_text() const {
   if (expected == 0 || tests.size() >= expected) return "";
-  return fmt::format("incomplete: {} of {} expected results found ({} missing): a shard uploaded nothing, or "
-                     "tests did not run",
-                     tests.size(), expected, expected - tests.size());
+  return fmt::format(
+      "incomplete: {} of {} expected results found ({} missing): a shard uploaded nothing, or "
+      "tests did not run",
+      tests.size(), expected, expected - tests.size());
 }
 
 std::vector<std::pair<std::string, std::string>> ReportView::drift_lines() const {
@@ -167,9 +183,10 @@ std::vector<std::pair<std::string, std::string>> ReportView::drift_lines() const
 
 std::string ReportView::runs_text() const {
   if (earlier_left_out) {
-    return fmt::format("{} result(s) of earlier runs left out: those tests did not run this time "
-                       "(rerun them, or pass --all-runs to include them)",
-                       earlier_left_out);
+    return fmt::format(
+        "{} result(s) of earlier runs left out: those tests did not run this time "
+        "(rerun them, or pass --all-runs to include them)",
+        earlier_left_out);
   }
   if (earlier_included) {
     return fmt::format("{} result(s) are of earlier runs (marked \"earlier run\"): those tests did not run this time",
@@ -183,8 +200,8 @@ namespace {
 std::vector<StateCount> count_states(const std::vector<const TestView*>& tests) {
   std::vector<StateCount> counts;
   for (const auto& info : all_states()) {
-    std::size_t n = std::count_if(tests.begin(), tests.end(),
-                                  [&](const TestView* t) { return t->result->state == info.state; });
+    std::size_t n =
+        std::count_if(tests.begin(), tests.end(), [&](const TestView* t) { return t->result->state == info.state; });
     if (n) counts.push_back({info.state, info.name, n});
   }
   return counts;
@@ -192,8 +209,7 @@ std::vector<StateCount> count_states(const std::vector<const TestView*>& tests) 
 
 std::size_t state_rank(State s) {
   const auto& states = all_states();
-  return std::find_if(states.begin(), states.end(), [s](const StateInfo& i) { return i.state == s; }) -
-         states.begin();
+  return std::find_if(states.begin(), states.end(), [s](const StateInfo& i) { return i.state == s; }) - states.begin();
 }
 
 // In report order of their states, by name within a state (the order they came in).
@@ -217,7 +233,8 @@ nlohmann::json timeline_beside(const std::string& result_file, std::string& prob
   if (!std::filesystem::exists(path, ec)) return nullptr;
   try {
     auto j = nlohmann::json::parse(read_file(path));
-    if (j.is_object() && j.value("format", "") == "tileperf-timeline/1" && j.contains("loops") && j["loops"].is_array()) {
+    if (j.is_object() && j.value("format", "") == "tileperf-timeline/1" && j.contains("loops") &&
+        j["loops"].is_array()) {
       return j;
     }
     problem = path + ": not a tileperf-timeline/1 record";
@@ -255,8 +272,7 @@ ReportView make_report_view(const std::vector<TestResult>& results, bool include
     t.timeline = timeline_beside(r.file, t.timeline_problem);
     view.tests.push_back(std::move(t));
   }
-  std::sort(view.tests.begin(), view.tests.end(),
-            [](const TestView& a, const TestView& b) { return a.name < b.name; });
+  std::sort(view.tests.begin(), view.tests.end(), [](const TestView& a, const TestView& b) { return a.name < b.name; });
   std::vector<const TestView*> all;
   for (const auto& t : view.tests) all.push_back(&t);
   view.counts = count_states(all);

@@ -56,22 +56,20 @@ struct TopMoved {
   std::string text() const;  // "FFMA +48, MUFU.EX2 +8 (and 4 more)"
 };
 inline constexpr std::size_t kTopMoved = 6;
-TopMoved top_moved(const std::vector<MetricDiff>& diffs, std::string_view prefix,
-                   std::size_t n = kTopMoved);
+TopMoved top_moved(const std::vector<MetricDiff>& diffs, std::string_view prefix, std::size_t n = kTopMoved);
 
 // Counts of a comparison's metrics, for the bottom line of a table.
 struct DiffTotals {
-  std::size_t metrics = 0, moved = 0, regressed = 0, improved = 0, ok = 0, info = 0, added = 0,
-              removed = 0;
+  std::size_t metrics = 0, moved = 0, regressed = 0, improved = 0, ok = 0, info = 0, added = 0, removed = 0;
 };
 DiffTotals diff_totals(const std::vector<MetricDiff>& diffs);
 
 // One test as every report shows it.
 struct TestView {
   const TestResult* result = nullptr;
-  std::string name;     // "perf.gelu.f16_1024.sm_120"
-  std::string anchor;   // an HTML id: the name
-  std::string state;    // its state's name
+  std::string name;    // "perf.gelu.f16_1024.sm_120"
+  std::string anchor;  // an HTML id: the name
+  std::string state;   // its state's name
   bool needs_look = false;
   bool earlier_run = false;   // left behind by an earlier run (shown only when asked for)
   std::vector<DiffRow> rows;  // shown_rows of its diff
@@ -135,10 +133,10 @@ std::string counts_text(const std::vector<StateCount>& counts);
 // clash with the run's.
 struct Review;
 struct ReviewView {
-  std::shared_ptr<const Review> review;  // what the views below point into
-  ReportView accepted;               // every changed baseline
-  std::vector<std::string> removed;  // tests whose baseline was deleted
-  ReportView against_base;           // every result compared with the base
+  std::shared_ptr<const Review> review;     // what the views below point into
+  ReportView accepted;                      // every changed baseline
+  std::vector<std::string> removed;         // tests whose baseline was deleted
+  ReportView against_base;                  // every result compared with the base
   std::vector<const TestView*> base_moved;  // those that are not pass, in state order
   std::size_t unmeasured = 0;
   // "this merge request changes 3 baselines (1 regressed, 2 improved);

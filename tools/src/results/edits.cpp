@@ -51,8 +51,8 @@ EditVerdict judge_mutant(const EditExpectation& edit, const TestResult& r) {
   auto failing = failing_metrics(r);
   for (const auto& metric : edit.metrics) {
     if (!failing.count(metric)) {
-      return {false, fmt::format("escaped ({} neither over its limit nor in a broken invariant; state {})",
-                                 metric, state_name(r.state))};
+      return {false, fmt::format("escaped ({} neither over its limit nor in a broken invariant; state {})", metric,
+                                 state_name(r.state))};
     }
   }
   return {true, "caught"};
@@ -66,9 +66,8 @@ bool failed_state(const TestResult& r) {
 // Whether the launch estimate calls the edit faster: its row of the diff
 // improved past its limit.
 bool estimate_improved(const TestResult& r) {
-  return std::any_of(r.diff.begin(), r.diff.end(), [](const MetricDiff& d) {
-    return d.name == kLaunchEstimate && d.verdict == Verdict::kImproved;
-  });
+  return std::any_of(r.diff.begin(), r.diff.end(),
+                     [](const MetricDiff& d) { return d.name == kLaunchEstimate && d.verdict == Verdict::kImproved; });
 }
 
 // Whether the check's verdict agrees with the measured runtime change, and
@@ -76,11 +75,12 @@ bool estimate_improved(const TestResult& r) {
 // by design (counts are gated): it agrees when the estimate, which its
 // message then leads with, calls it faster.
 EditVerdict as_measured(double change, const TestResult& r, const std::string& verdict) {
-  if (change >= 5 && !failed_state(r)) return {false, fmt::format("runs {:+.1f}% slower but passed ({})", change, verdict)};
+  if (change >= 5 && !failed_state(r))
+    return {false, fmt::format("runs {:+.1f}% slower but passed ({})", change, verdict)};
   if (change <= -10 && r.state == State::kRegressed) {
     if (r.tuning.empty() && estimate_improved(r)) {
-      return {true, fmt::format("measured {:+.1f}%, {}: the estimate calls it faster, the counts regress", change,
-                                verdict)};
+      return {true,
+              fmt::format("measured {:+.1f}%, {}: the estimate calls it faster, the counts regress", change, verdict)};
     }
     return {false, fmt::format("runs {:+.1f}% faster but was gated as regressed", change)};
   }
@@ -130,9 +130,12 @@ struct Tally {
 
 const char* kind_name(EditKind k) {
   switch (k) {
-    case EditKind::kMutant: return "mutant";
-    case EditKind::kNoop: return "noop";
-    case EditKind::kValidation: return "validation";
+    case EditKind::kMutant:
+      return "mutant";
+    case EditKind::kNoop:
+      return "noop";
+    case EditKind::kValidation:
+      return "validation";
   }
   return "mutant";
 }
@@ -140,9 +143,12 @@ const char* kind_name(EditKind k) {
 EditVerdict judge_edit(const EditExpectation& edit, const TestResult* result) {
   if (!result) return {false, "not run (no result file)"};
   switch (edit.kind) {
-    case EditKind::kMutant: return judge_mutant(edit, *result);
-    case EditKind::kValidation: return judge_validation(edit, *result);
-    case EditKind::kNoop: break;
+    case EditKind::kMutant:
+      return judge_mutant(edit, *result);
+    case EditKind::kValidation:
+      return judge_validation(edit, *result);
+    case EditKind::kNoop:
+      break;
   }
   return judge_noop(*result);
 }
@@ -203,8 +209,10 @@ std::vector<EditExpectation> edits_from_json(const nlohmann::json& j, const std:
     edit.measured = e.value("measured", "");
     edit.miss = e.value("miss", "");
     if (edit.kind == EditKind::kValidation && !valid_measured(edit.measured)) {
-      throw InputError(filename, 0, where + ": a validation edit's 'measured' must be \"untimed\" or like "
-                                            "\"f16_1024=+12.5% bf16_4096=-3.0%\"");
+      throw InputError(filename, 0,
+                       where +
+                           ": a validation edit's 'measured' must be \"untimed\" or like "
+                           "\"f16_1024=+12.5% bf16_4096=-3.0%\"");
     }
     if (edit.kind == EditKind::kMutant && edit.metrics.empty()) {
       throw InputError(filename, 0, where + ": a mutant must expect at least one metric");
@@ -231,8 +239,7 @@ bool report_edits(const std::vector<EditExpectation>& edits, const std::string& 
     for (const auto& config : edit.configs) {
       for (const auto& arch : archs) {
         if (!edit.archs.empty() && std::find(edit.archs.begin(), edit.archs.end(), arch) == edit.archs.end()) continue;
-        std::string path =
-            prefixed_file(test_prefix(work_dir + "/" + edit.name, config, arch), FileKind::kResult);
+        std::string path = prefixed_file(test_prefix(work_dir + "/" + edit.name, config, arch), FileKind::kResult);
         auto result = read_result_if_any(path);
         EditVerdict v = judge_edit(edit, result.get());
         ++t.checks;
@@ -250,12 +257,12 @@ bool report_edits(const std::vector<EditExpectation>& edits, const std::string& 
                           expected, details);
   }
   int rate = mutants.edits ? 100 * mutants.edits_ok / mutants.edits : 0;
-  report += fmt::format("mutant catch rate: {}/{} mutants caught by their expected metrics ({}%; "
-                        "{}/{} checks over {})\n",
-                        mutants.edits_ok, mutants.edits, rate, mutants.checks_ok, mutants.checks,
-                        fmt::join(archs, ","));
-  report += fmt::format("no-op edits: {}/{} moved no metric ({}/{} checks)\n", noops.edits_ok,
-                        noops.edits, noops.checks_ok, noops.checks);
+  report += fmt::format(
+      "mutant catch rate: {}/{} mutants caught by their expected metrics ({}%; "
+      "{}/{} checks over {})\n",
+      mutants.edits_ok, mutants.edits, rate, mutants.checks_ok, mutants.checks, fmt::join(archs, ","));
+  report += fmt::format("no-op edits: {}/{} moved no metric ({}/{} checks)\n", noops.edits_ok, noops.edits,
+                        noops.checks_ok, noops.checks);
   if (validations.edits) {
     report += fmt::format("validation edits: {}/{} judged as their GPU runtime says ({}/{} checks)\n",
                           validations.edits_ok, validations.edits, validations.checks_ok, validations.checks);

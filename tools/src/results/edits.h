@@ -41,7 +41,7 @@ inline constexpr const char* kSignatureExpectation = "signature";
 inline constexpr const char* kTuningExpectation = "tuning";
 
 struct EditExpectation {
-  std::string name;                  // the patch file's name without .patch
+  std::string name;  // the patch file's name without .patch
   EditKind kind = EditKind::kMutant;
   std::vector<std::string> metrics;  // a mutant's expected metrics
   std::vector<std::string> configs;  // configurations its checks run

@@ -116,8 +116,8 @@ Review make_review(const std::vector<TestResult>& results, const ReviewInputs& i
       ++review.unmeasured;
       continue;
     }
-    Metrics now = metrics_from_json(parse_json(read_file(metrics_file.string()), metrics_file.string()),
-                                    metrics_file.string());
+    Metrics now =
+        metrics_from_json(parse_json(read_file(metrics_file.string()), metrics_file.string()), metrics_file.string());
     std::string rel = relative_path({FileKind::kBaseline, r.id.kernel, r.id.config, r.id.arch, ""});
     if (!base.count(rel)) {
       TestResult n;

@@ -16,8 +16,8 @@
 namespace tileperf {
 
 struct ReviewInputs {
-  std::string base_baselines;  // the merge base's baseline folder
-  std::string baselines;       // the branch's ("": only the comparison against the base)
+  std::string base_baselines;     // the merge base's baseline folder
+  std::string baselines;          // the branch's ("": only the comparison against the base)
   std::string checks = "checks";  // the policies (the branch's checks/)
 };
 

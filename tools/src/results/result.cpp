@@ -24,8 +24,7 @@ void TestResult::set_diff(const Comparison& c) {
   }
   broken.clear();
   for (const auto& b : c.broken) {
-    broken.push_back({b.invariant->text, b.invariant->metric, b.invariant->why,
-                      b.invariant->origin, b.found});
+    broken.push_back({b.invariant->text, b.invariant->metric, b.invariant->why, b.invariant->origin, b.found});
   }
 }
 
@@ -44,15 +43,18 @@ nlohmann::json line_json(const LineMove& m) {
 }
 
 nlohmann::json diff_json(const MetricDiff& d) {
-  return {{"metric", d.name},           {"baseline", d.baseline},
-          {"current", d.current},       {"delta", d.delta()},
-          {"limit", d.limit},           {"direction", direction_name(d.direction)},
-          {"verdict", verdict_name(d.verdict)}, {"change", change_name(d.change)}};
+  return {{"metric", d.name},
+          {"baseline", d.baseline},
+          {"current", d.current},
+          {"delta", d.delta()},
+          {"limit", d.limit},
+          {"direction", direction_name(d.direction)},
+          {"verdict", verdict_name(d.verdict)},
+          {"change", change_name(d.change)}};
 }
 
 nlohmann::json broken_json(const BrokenInvariantRecord& b) {
-  return {{"require", b.require}, {"metric", b.metric}, {"why", b.why},
-          {"origin", b.origin},   {"found", b.found}};
+  return {{"require", b.require}, {"metric", b.metric}, {"why", b.why}, {"origin", b.origin}, {"found", b.found}};
 }
 
 }  // namespace
@@ -61,10 +63,10 @@ nlohmann::json to_json(const TestResult& r) {
   nlohmann::json diff = nlohmann::json::array(), broken = nlohmann::json::array();
   for (const auto& d : r.diff) diff.push_back(diff_json(d));
   for (const auto& b : r.broken) broken.push_back(broken_json(b));
-  nlohmann::json j = {{"format", kResultFormat},  {"test", r.id.name()},   {"kernel", r.id.kernel},
-                      {"config", r.id.config},    {"arch", r.id.arch},     {"state", state_name(r.state)},
-                      {"exit_code", r.exit_code}, {"message", r.message},  {"key_metrics", r.key_metrics},
-                      {"seconds", r.seconds},     {"diff", diff},          {"broken", broken},
+  nlohmann::json j = {{"format", kResultFormat},  {"test", r.id.name()},  {"kernel", r.id.kernel},
+                      {"config", r.id.config},    {"arch", r.id.arch},    {"state", state_name(r.state)},
+                      {"exit_code", r.exit_code}, {"message", r.message}, {"key_metrics", r.key_metrics},
+                      {"seconds", r.seconds},     {"diff", diff},         {"broken", broken},
                       {"notes", r.notes}};
   if (!r.run.empty()) j["run"] = r.run;
   if (r.compared && *r.compared != r.state) j["compared"] = state_name(*r.compared);
@@ -85,8 +87,8 @@ namespace {
   throw InputError(filename, 0, "malformed result: key '" + key + "' " + what);
 }
 
-void check_strings(const nlohmann::json& j, std::initializer_list<const char*> keys,
-                   const std::string& filename, const std::string& where) {
+void check_strings(const nlohmann::json& j, std::initializer_list<const char*> keys, const std::string& filename,
+                   const std::string& where) {
   for (const char* k : keys) {
     if (j.contains(k) && !j.at(k).is_string()) malformed(filename, where + k, "must be a string");
   }
@@ -125,7 +127,8 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
   for (const char* k : {"format", "kernel", "config", "arch", "state", "key_metrics", "seconds", "exit_code"}) {
     if (!j.contains(k)) malformed(filename, k, "is missing");
   }
-  check_strings(j, {"format", "test", "kernel", "config", "arch", "state", "compared", "message", "launch"}, filename, "");
+  check_strings(j, {"format", "test", "kernel", "config", "arch", "state", "compared", "message", "launch"}, filename,
+                "");
   for (const char* k : {"kernel", "config"}) {
     if (!name_problem(j.at(k).get<std::string>()).empty()) malformed(filename, k, "must match [A-Za-z0-9_]+");
   }
@@ -139,9 +142,8 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
   for (const auto& [step, s] : j.at("seconds").items()) {
     if (!s.is_number()) malformed(filename, "seconds." + step, "must be a number");
   }
-  check_list(j, "diff", filename, [&](const nlohmann::json& d, const std::string& where) {
-    check_diff_entry(d, where, filename);
-  });
+  check_list(j, "diff", filename,
+             [&](const nlohmann::json& d, const std::string& where) { check_diff_entry(d, where, filename); });
   check_list(j, "broken", filename, [&](const nlohmann::json& b, const std::string& where) {
     check_strings(b, {"require", "metric", "why", "origin", "found"}, filename, where);
   });
@@ -152,8 +154,8 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
     }
   });
   for (const char* k : {"notes", "toolchain_change", "tuning"}) {
-    if (j.contains(k) && (!j.at(k).is_array() || !std::all_of(j.at(k).begin(), j.at(k).end(),
-                                                               [](const auto& n) { return n.is_string(); }))) {
+    if (j.contains(k) && (!j.at(k).is_array() ||
+                          !std::all_of(j.at(k).begin(), j.at(k).end(), [](const auto& n) { return n.is_string(); }))) {
       malformed(filename, k, "must be a list of strings");
     }
   }
@@ -171,7 +173,7 @@ MetricDiff diff_from_json(const nlohmann::json& d) {
   m.limit = d.value("limit", 0.0);
   m.direction = direction_from_name(d.value("direction", "info"));
   m.verdict = verdict_from_name(d.value("verdict", "info"));
-  m.change = d.contains("change") ? change_from_name(d.value("change", ""))
+  m.change = d.contains("change")                ? change_from_name(d.value("change", ""))
              : m.baseline == 0 && m.current != 0 ? Change::kNew
              : m.current == 0 && m.baseline != 0 ? Change::kRemoved
                                                  : Change::kChanged;
@@ -200,12 +202,12 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     r.seconds = j.at("seconds").get<std::map<std::string, double>>();
     for (const auto& d : j.value("diff", nlohmann::json::array())) r.diff.push_back(diff_from_json(d));
     for (const auto& b : j.value("broken", nlohmann::json::array())) {
-      r.broken.push_back({b.value("require", ""), b.value("metric", ""), b.value("why", ""),
-                          b.value("origin", ""), b.value("found", "")});
+      r.broken.push_back({b.value("require", ""), b.value("metric", ""), b.value("why", ""), b.value("origin", ""),
+                          b.value("found", "")});
     }
     for (const auto& l : j.value("lines", nlohmann::json::array())) {
-      r.lines.push_back({l.value("line", ""), l.value("baseline", std::int64_t(0)),
-                         l.value("current", std::int64_t(0)), l.value("text", "")});
+      r.lines.push_back({l.value("line", ""), l.value("baseline", std::int64_t(0)), l.value("current", std::int64_t(0)),
+                         l.value("text", "")});
     }
     r.notes = j.value("notes", std::vector<std::string>{});
     r.toolchain_change = j.value("toolchain_change", std::vector<std::string>{});
@@ -220,7 +222,7 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
 std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
   namespace fs = std::filesystem;
   std::vector<TestResult> results;
-  std::map<std::string, std::string> seen;  // test -> file
+  std::map<std::string, std::string> seen;                          // test -> file
   std::map<std::string, std::optional<std::string>> run_of_folder;  // folder -> id of its nearest run.json
   for (const auto& dir : dirs) {
     if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a folder");
@@ -250,8 +252,7 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs) {
       results.push_back(std::move(r));
     }
   }
-  std::sort(results.begin(), results.end(),
-            [](const auto& a, const auto& b) { return a.id.name() < b.id.name(); });
+  std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.id.name() < b.id.name(); });
   return results;
 }
 
@@ -261,6 +262,5 @@ bool every_test_must_run() {
   std::string v = ci;
   return !v.empty() && v != "0" && v != "false";
 }
-
 
 }  // namespace tileperf

@@ -21,8 +21,7 @@ inline constexpr const char* kResultFormat = "tileperf-result/1";
 
 // The metrics a result keeps (key_metrics), which each test's one-line
 // summary and every report's table of all tests show, in this order.
-inline constexpr const char* kKeyMetrics[] = {"sass.instructions", "sass.mufu", "regs", "local.bytes",
-                                              "cubin.bytes"};
+inline constexpr const char* kKeyMetrics[] = {"sass.instructions", "sass.mufu", "regs", "local.bytes", "cubin.bytes"};
 
 // An invariant of checks/ that does not hold.
 struct BrokenInvariantRecord {
@@ -47,11 +46,11 @@ struct TestResult {
   // Set by collect_results, never written: the nearest run.json above the
   // result names another run (a partial `ctest -R` left this one behind).
   bool earlier_run = false;
-  std::string file;  // the result file it was read from (collect_results); never written
-  std::vector<MetricDiff> diff;      // metrics that moved, and every one over its limit
-  std::vector<BrokenInvariantRecord> broken;   // invariants that do not hold
-  std::vector<LineMove> lines;       // source lines that gained or lost instructions, most first
-  std::vector<std::string> notes;    // diagnostics, never gating
+  std::string file;                           // the result file it was read from (collect_results); never written
+  std::vector<MetricDiff> diff;               // metrics that moved, and every one over its limit
+  std::vector<BrokenInvariantRecord> broken;  // invariants that do not hold
+  std::vector<LineMove> lines;                // source lines that gained or lost instructions, most first
+  std::vector<std::string> notes;             // diagnostics, never gating
   // State toolchain changed: what differs from the baseline's toolchain
   // ("tileiras 13.4.92 -> 13.5.37"); the diff then previews the new one.
   std::vector<std::string> toolchain_change;
@@ -80,6 +79,5 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs);
 // Whether a test that cannot run must fail rather than be skipped: in CI
 // (the environment variable CI set to anything but "", "0" or "false").
 bool every_test_must_run();
-
 
 }  // namespace tileperf

@@ -25,8 +25,8 @@ namespace {
 std::string run_id_problem(const std::string& id) {
   if (id.empty() || id.size() > 200) return "must have 1 to 200 characters";
   for (char c : id) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-              c == '_' || c == '.' || c == ':';
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+              c == '.' || c == ':';
     if (!ok) return "may hold only letters, digits and - _ . :";
   }
   return "";
@@ -59,18 +59,18 @@ std::string new_run_id() {
 void write_run_record(const std::string& path, const RunRecord& record) {
   nlohmann::json j = {{"format", kRunFormat}, {"run", record.id}, {"started", utc_now("%Y-%m-%dT%H:%M:%SZ")}};
   for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"checks", &record.checks},
-                                    {"update_command", &record.update_command},
-                                    {"project_dir", &record.project_dir},
-                                    {"build_dir", &record.build_dir},
-                                    {"work_dir", &record.work_dir},
-                                    {"toolchain", &record.toolchain},
-                                    {"cache_dir", &record.cache_dir}}) {
+                                   {"update_command", &record.update_command},
+                                   {"project_dir", &record.project_dir},
+                                   {"build_dir", &record.build_dir},
+                                   {"work_dir", &record.work_dir},
+                                   {"toolchain", &record.toolchain},
+                                   {"cache_dir", &record.cache_dir}}) {
     if (!value->empty()) j[key] = *value;
   }
   if (record.timeout > 0) j["timeout"] = record.timeout;
   for (const auto& [key, value] : {std::pair<const char*, bool>{"strict", record.strict},
-                                    {"require_run", record.require_run},
-                                    {"measurements", record.measurements}}) {
+                                   {"require_run", record.require_run},
+                                   {"measurements", record.measurements}}) {
     if (value) j[key] = true;
   }
   fs::create_directories(fs::path(path).parent_path());

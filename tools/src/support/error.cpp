@@ -11,9 +11,7 @@ namespace {
 
 constexpr std::size_t kMaxShownLine = 200;
 
-std::string location(const std::string& file, int line) {
-  return line > 0 ? fmt::format("{}:{}", file, line) : file;
-}
+std::string location(const std::string& file, int line) { return line > 0 ? fmt::format("{}:{}", file, line) : file; }
 
 // An offending line as it is shown: a very long one is cut.
 std::string shown_line(std::string line) {
@@ -26,8 +24,7 @@ std::string shown_line(std::string line) {
 Error::Error(State state, const std::string& message)
     : std::runtime_error(message), state_(state), code_(static_cast<ExitCode>(state_info(state).exit_code)) {}
 
-InputError::InputError(std::string file, int line, const std::string& message,
-                       std::string source_line)
+InputError::InputError(std::string file, int line, const std::string& message, std::string source_line)
     : Error(State::kBadInput, location(file, line) + ": " + message),
       file_(std::move(file)),
       line_(line),
@@ -38,7 +35,14 @@ IoError::IoError(const std::string& path, int errno_value, const std::string& ve
 
 bool is_io_failure(int errno_value) {
   switch (errno_value) {
-    case ENOSPC: case EDQUOT: case EROFS: case EACCES: case EPERM: case EIO: case EFBIG: case EMFILE:
+    case ENOSPC:
+    case EDQUOT:
+    case EROFS:
+    case EACCES:
+    case EPERM:
+    case EIO:
+    case EFBIG:
+    case EMFILE:
     case ENFILE:
       return true;
     default:

@@ -20,15 +20,15 @@ namespace tileperf {
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,
-  kExitBadInput = 2,    // bad usage or malformed input
-  kExitRegression = 3,  // a gated metric regressed or an invariant broke
-  kExitToolchain = 4,   // tileiras/cuobjdump crashed, hung or reported an error
-  kExitNew = 5,         // no baseline for this test yet
-  kExitToolchainChanged = 6,  // baseline made by other tool versions
-  kExitSignatureChanged = 7,  // baseline of another export (dtypes, constraints, hints)
-  kExitNotRun = 8,      // a test that could not run where every test must (CI)
-  kExitIncomplete = 9,  // report: fewer results than --expect (a shard uploaded nothing)
-  kExitIo = 10,         // the file system refused: disk full, permission denied, read-only
+  kExitBadInput = 2,             // bad usage or malformed input
+  kExitRegression = 3,           // a gated metric regressed or an invariant broke
+  kExitToolchain = 4,            // tileiras/cuobjdump crashed, hung or reported an error
+  kExitNew = 5,                  // no baseline for this test yet
+  kExitToolchainChanged = 6,     // baseline made by other tool versions
+  kExitSignatureChanged = 7,     // baseline of another export (dtypes, constraints, hints)
+  kExitNotRun = 8,               // a test that could not run where every test must (CI)
+  kExitIncomplete = 9,           // report: fewer results than --expect (a shard uploaded nothing)
+  kExitIo = 10,                  // the file system refused: disk full, permission denied, read-only
   kExitSkipped = kSkipExitCode,  // tool or architecture unavailable (CTest: Not Run)
 };
 
@@ -70,8 +70,7 @@ class Error : public std::runtime_error {
 // Malformed input at a known place. line 0 means "the whole file".
 class InputError : public Error {
  public:
-  InputError(std::string file, int line, const std::string& message,
-             std::string source_line = {});
+  InputError(std::string file, int line, const std::string& message, std::string source_line = {});
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   const std::string& source_line() const { return source_line_; }

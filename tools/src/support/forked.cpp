@@ -25,8 +25,8 @@ ScratchFolder::~ScratchFolder() {
 }
 
 void run_forked(std::size_t n, int jobs, void (*work)(std::size_t, void*), void* context) {
-  void* shared = ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* shared =
+      ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) throw Error(State::kError, "cannot map the batch's job counter");
   auto* next = new (shared) std::atomic<std::size_t>(0);
   std::fflush(nullptr);

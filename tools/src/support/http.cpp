@@ -48,7 +48,7 @@ bool bind(void* lib, const char* name, F& f) {
 
 // nullptr when libcurl cannot be loaded.
 const Curl* curl_library() {
-  static const Curl* loaded = [] () -> const Curl* {
+  static const Curl* loaded = []() -> const Curl* {
     void* lib = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
     static Curl c;
     bool ok = lib && bind(lib, "curl_global_init", c.global_init) && bind(lib, "curl_easy_init", c.easy_init) &&
@@ -134,8 +134,8 @@ HttpResponse http_request(const std::string& method, const std::string& url, con
   if (code == CURLE_OK) {
     c->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
   } else {
-    r.error = sink.overflow ? fmt::format("a response larger than {} bytes", options.max_bytes)
-                            : c->easy_strerror(code);
+    r.error =
+        sink.overflow ? fmt::format("a response larger than {} bytes", options.max_bytes) : c->easy_strerror(code);
     r.body.clear();
   }
   c->slist_free_all(headers);

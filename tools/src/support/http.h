@@ -8,14 +8,14 @@
 namespace tileperf {
 
 struct HttpOptions {
-  std::string bearer_token;           // "": none
-  double timeout_seconds = 10;        // the whole request
+  std::string bearer_token;     // "": none
+  double timeout_seconds = 10;  // the whole request
   double connect_timeout_seconds = 2;
   std::size_t max_bytes = std::size_t(64) << 20;  // of a response body
 };
 
 struct HttpResponse {
-  long status = 0;      // 0: no response; `error` says why
+  long status = 0;  // 0: no response; `error` says why
   std::string body;
   std::string error;
   bool ok() const { return status >= 200 && status < 300; }

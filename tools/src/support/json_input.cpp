@@ -52,12 +52,26 @@ class DuplicateKeys {
   bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
     using E = Json::parse_event_t;
     switch (event) {
-      case E::object_start: keys_.emplace_back(); break;
-      case E::array_start: path_.emplace_back("", false); break;
-      case E::key: enter(parsed.get<std::string>()); break;
-      case E::object_end: keys_.pop_back(); end_value(); break;
-      case E::array_end: path_.pop_back(); end_value(); break;
-      case E::value: end_value(); break;
+      case E::object_start:
+        keys_.emplace_back();
+        break;
+      case E::array_start:
+        path_.emplace_back("", false);
+        break;
+      case E::key:
+        enter(parsed.get<std::string>());
+        break;
+      case E::object_end:
+        keys_.pop_back();
+        end_value();
+        break;
+      case E::array_end:
+        path_.pop_back();
+        end_value();
+        break;
+      case E::value:
+        end_value();
+        break;
     }
     return true;
   }
@@ -106,13 +120,11 @@ Json parse_json(const std::string& text, const std::string& filename) {
     int line = line_of_offset(text, e.byte > 0 ? e.byte - 1 : 0);
     std::string what = e.what();
     auto colon = what.find("syntax error");
-    throw InputError(filename, line,
-                     "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon)),
+    throw InputError(filename, line, "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon)),
                      line_at(text, line));
   } catch (const Json::exception& e) {
     int line = line_of_number(text, e.what());
-    throw InputError(filename, line, "invalid JSON: " + without_prefix(e.what()),
-                     line > 0 ? line_at(text, line) : "");
+    throw InputError(filename, line, "invalid JSON: " + without_prefix(e.what()), line > 0 ? line_at(text, line) : "");
   }
 }
 
@@ -123,8 +135,8 @@ std::int64_t json_count(const Json& value, const std::string& filename, const st
   if (value.is_number_integer() && value.get<std::int64_t>() >= 0 && value.get<std::int64_t>() <= kMaxCount) {
     return value.get<std::int64_t>();
   }
-  throw InputError(filename, 0, fmt::format("key '{}' must be an integer from 0 to {}, got {}", key,
-                                            kMaxCount, value.dump()));
+  throw InputError(filename, 0,
+                   fmt::format("key '{}' must be an integer from 0 to {}, got {}", key, kMaxCount, value.dump()));
 }
 
 std::map<std::string, std::int64_t> json_counts(const Json& object, const std::string& filename,

@@ -24,12 +24,10 @@ nlohmann::json parse_json(const std::string& text, const std::string& filename);
 
 // `value` as a count: an integer from 0 to kMaxCount. Anything else (27.9,
 // 1e20, -3, "7") is an InputError naming the file and `key`.
-std::int64_t json_count(const nlohmann::json& value, const std::string& filename,
-                        const std::string& key);
+std::int64_t json_count(const nlohmann::json& value, const std::string& filename, const std::string& key);
 
 // An object of counts, checked entry by entry; `key` names the object.
-std::map<std::string, std::int64_t> json_counts(const nlohmann::json& object,
-                                                const std::string& filename,
+std::map<std::string, std::int64_t> json_counts(const nlohmann::json& object, const std::string& filename,
                                                 const std::string& key);
 
 }  // namespace tileperf

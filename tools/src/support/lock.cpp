@@ -48,8 +48,8 @@ FileLock::FileLock(const std::string& path, const std::string& what, double time
       throw_file_error(path, err, "cannot lock");
     }
     if (!waited_) {
-      fmt::print("tileperf: waiting for {} held by {} (another run in this build folder), up to {:.0f} s\n",
-                 path, holder_of(fd_), timeout_seconds);
+      fmt::print("tileperf: waiting for {} held by {} (another run in this build folder), up to {:.0f} s\n", path,
+                 holder_of(fd_), timeout_seconds);
       std::fflush(stdout);
       waited_ = true;
     }

@@ -59,7 +59,8 @@ struct Pipe {
     if (::pipe2(fd, O_CLOEXEC) != 0) throw ToolError(std::string("pipe: ") + std::strerror(errno));
   }
   ~Pipe() {
-    for (int f : fd) if (f >= 0) ::close(f);
+    for (int f : fd)
+      if (f >= 0) ::close(f);
   }
   void close_end(int i) {
     if (fd[i] >= 0) ::close(fd[i]);
@@ -95,7 +96,7 @@ class SignalForwarding {
   }
 
  private:
-  struct sigaction old_[std::size(kForwarded)] {};
+  struct sigaction old_[std::size(kForwarded)]{};
 };
 
 // In the children, between fork and exec: only async-signal-safe calls.
@@ -156,9 +157,8 @@ void kill_own_group(int) { ::kill(0, SIGKILL); }
 
 // Whether the process has ended (left unreaped, so its group id stays valid).
 bool has_ended(pid_t pid) {
-  siginfo_t info {};
-  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-         info.si_pid == pid;
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
 }
 
 enum class Outcome { kExited, kTimedOut, kFlooded, kInterrupted };
@@ -177,8 +177,7 @@ bool read_ready(Pipe& pipe, std::string& into, std::size_t cap) {
 
 // Reads both pipes until the tool and its pipes are gone, the deadline
 // passes, the output overflows or a signal arrives.
-Outcome supervise(pid_t pid, Pipe& out, Pipe& err, Clock::time_point deadline, std::size_t cap,
-                  ProcessResult& r) {
+Outcome supervise(pid_t pid, Pipe& out, Pipe& err, Clock::time_point deadline, std::size_t cap, ProcessResult& r) {
   bool ended = false;
   while (true) {
     if (g_signal != 0) return Outcome::kInterrupted;
@@ -230,7 +229,8 @@ pid_t start_tool(const std::vector<std::string>& argv, const ProcessOptions& opt
   int in = -1;
   if (!options.input_file.empty()) {
     in = ::open(options.input_file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) throw ToolError(fmt::format("cannot run {}: {}: {}", argv[0], options.input_file, std::strerror(errno)));
+    if (in < 0)
+      throw ToolError(fmt::format("cannot run {}: {}: {}", argv[0], options.input_file, std::strerror(errno)));
   }
   std::vector<std::string> args = argv;
   std::vector<std::string> env = child_environment(options);
@@ -285,8 +285,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   check_timeout(options.timeout_seconds);
   Pipe out, err;
   auto start = Clock::now();
-  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(options.timeout_seconds));
+  auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_seconds));
   pid_t pid = start_tool(argv, options, out, err);
   SignalForwarding forwarding(pid);
   ProcessResult r;

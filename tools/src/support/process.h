@@ -19,17 +19,17 @@
 namespace tileperf {
 
 struct ProcessOptions {
-  double timeout_seconds = 600;  // positive and finite: UsageError otherwise
+  double timeout_seconds = 600;                          // positive and finite: UsageError otherwise
   std::size_t max_output_bytes = std::size_t(64) << 20;  // per stream
-  std::vector<std::string> unset_env;               // variables removed for the child
-  std::map<std::string, std::string> set_env;       // variables set for the child
-  std::string input_file;  // the child's standard input ("": tileperf's own)
-  std::string working_dir;                          // "": this process's
+  std::vector<std::string> unset_env;                    // variables removed for the child
+  std::map<std::string, std::string> set_env;            // variables set for the child
+  std::string input_file;                                // the child's standard input ("": tileperf's own)
+  std::string working_dir;                               // "": this process's
 };
 
 struct ProcessResult {
-  int exit_code = -1;   // valid when the process exited normally
-  int signal = 0;       // terminating signal, 0 if none
+  int exit_code = -1;  // valid when the process exited normally
+  int signal = 0;      // terminating signal, 0 if none
   bool timed_out = false;
   std::string flooded;  // "standard output" or "standard error" when past the cap
   std::size_t max_output_bytes = 0;

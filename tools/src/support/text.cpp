@@ -116,8 +116,7 @@ std::string read_file(const std::string& path) {
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     out.append(buf, static_cast<std::size_t>(in.gcount()));
     if (out.size() > kMaxInputBytes) {
-      throw InputError(path, 0, fmt::format("larger than {} MiB: not an input tileperf reads",
-                                            kMaxInputBytes >> 20));
+      throw InputError(path, 0, fmt::format("larger than {} MiB: not an input tileperf reads", kMaxInputBytes >> 20));
     }
   }
   return out;
@@ -156,11 +155,20 @@ std::string html_escape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

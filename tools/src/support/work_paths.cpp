@@ -179,7 +179,8 @@ std::string work_file(const std::string& work_dir, FileKind kind, const std::str
 
 std::string kernel_file(const std::string& dir, FileKind kind, const std::string& config, const std::string& arch) {
   std::string relative = relative_path(FileId{kind, "k", config, arch, ""});
-  if (relative.rfind("k/", 0) != 0) throw UsageError(std::string("a ") + file_kind_name(kind) + " file is no file of a kernel's folder");
+  if (relative.rfind("k/", 0) != 0)
+    throw UsageError(std::string("a ") + file_kind_name(kind) + " file is no file of a kernel's folder");
   return dir + "/" + relative.substr(2);
 }
 

@@ -29,8 +29,7 @@ constexpr const char* kBinaryFile = "cubin";
 
 // An entry is valid when its manifest names this key and every file has
 // the size and SHA-256 the manifest records.
-bool valid_entry(const fs::path& dir, const std::string& key,
-                 const std::map<std::string, std::string>& wanted) {
+bool valid_entry(const fs::path& dir, const std::string& key, const std::map<std::string, std::string>& wanted) {
   try {
     auto manifest = nlohmann::json::parse(read_file((dir / "manifest.json").string()));
     if (manifest.value("format", "") != kCacheEntryFormat || manifest.value("key", "") != key) return false;
@@ -65,10 +64,9 @@ std::string unique_suffix() {
 }  // namespace
 
 std::string cache_key(const std::string& identity, const std::string& arch,
-                      const std::map<std::string, std::string>& tool_releases,
-                      const std::string& flags) {
-  nlohmann::json j = {{"format", kKeyFormat}, {"bytecode", identity}, {"arch", arch},
-                      {"tools", tool_releases}, {"flags", flags}};
+                      const std::map<std::string, std::string>& tool_releases, const std::string& flags) {
+  nlohmann::json j = {
+      {"format", kKeyFormat}, {"bytecode", identity}, {"arch", arch}, {"tools", tool_releases}, {"flags", flags}};
   return sha256_hex(j.dump());
 }
 
@@ -76,9 +74,7 @@ std::string ResultCache::entry_dir(const std::string& key) const {
   return (fs::path(dir_) / "v1" / key.substr(0, 2) / key).string();
 }
 
-std::string ResultCache::frames_dir() const {
-  return enabled() ? (fs::path(dir_) / "nvdisasm-frames").string() : "";
-}
+std::string ResultCache::frames_dir() const { return enabled() ? (fs::path(dir_) / "nvdisasm-frames").string() : ""; }
 
 bool ResultCache::pull(const std::string& key) const {
   auto files = remote_.fetch(key);
@@ -87,8 +83,7 @@ bool ResultCache::pull(const std::string& key) const {
   return fs::is_directory(entry_dir(key));
 }
 
-bool ResultCache::fetch(const CacheKey& key,
-                        const std::map<std::string, std::string>& destinations) const {
+bool ResultCache::fetch(const CacheKey& key, const std::map<std::string, std::string>& destinations) const {
   if (!enabled()) return false;
   fs::path dir = entry_dir(key.hash);
   if (!fs::is_directory(dir) && !pull(key.hash)) return false;
@@ -186,8 +181,7 @@ void scan(const fs::path& root, std::vector<Entry>& entries, std::vector<Entry>&
       auto used = fs::last_write_time(e.path(), t_ec);
       if (t_ec) continue;  // removed meanwhile
       Entry entry{e.path(), folder_bytes(e.path()), used};
-      bool whole = shard.path().filename() != "tmp" &&
-                   e.path().filename().string().find('.') == std::string::npos;
+      bool whole = shard.path().filename() != "tmp" && e.path().filename().string().find('.') == std::string::npos;
       (whole ? entries : leftovers).push_back(std::move(entry));
     }
   }
@@ -216,8 +210,7 @@ CacheUsage cache_usage(const std::string& dir) {
   return usage;
 }
 
-PruneResult prune_cache(const std::string& dir, const PruneLimits& limits,
-                        fs::file_time_type now) {
+PruneResult prune_cache(const std::string& dir, const PruneLimits& limits, fs::file_time_type now) {
   std::vector<Entry> entries, leftovers;
   scan(dir, entries, leftovers);
   PruneResult result;
@@ -230,12 +223,10 @@ PruneResult prune_cache(const std::string& dir, const PruneLimits& limits,
     }
   }
   // Most recently used first; ties by name, so that a prune is reproducible.
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.used != b.used ? a.used > b.used : a.dir < b.dir;
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used != b.used ? a.used > b.used : a.dir < b.dir; });
   for (const auto& e : entries) {
-    bool too_old = limits.max_age_seconds &&
-                   now - e.used > std::chrono::seconds(*limits.max_age_seconds);
+    bool too_old = limits.max_age_seconds && now - e.used > std::chrono::seconds(*limits.max_age_seconds);
     bool too_big = limits.max_bytes && result.kept.bytes + e.bytes > *limits.max_bytes;
     if (too_old || too_big) {
       remove_entry(e.dir);
@@ -249,8 +240,7 @@ PruneResult prune_cache(const std::string& dir, const PruneLimits& limits,
 
 namespace {
 
-std::optional<double> parse_with_unit(std::string_view text, std::string_view units,
-                                      const double* factors) {
+std::optional<double> parse_with_unit(std::string_view text, std::string_view units, const double* factors) {
   if (text.empty()) return std::nullopt;
   double factor = 1;
   std::size_t unit = units.find(text.back());
@@ -268,8 +258,7 @@ std::optional<double> parse_with_unit(std::string_view text, std::string_view un
 }  // namespace
 
 std::optional<std::uint64_t> parse_size(std::string_view text) {
-  static const double kFactors[] = {1024.0, 1024.0 * 1024, 1024.0 * 1024 * 1024,
-                                    1024.0 * 1024 * 1024 * 1024};
+  static const double kFactors[] = {1024.0, 1024.0 * 1024, 1024.0 * 1024 * 1024, 1024.0 * 1024 * 1024 * 1024};
   auto v = parse_with_unit(text, "KMGT", kFactors);
   if (!v) return std::nullopt;
   return static_cast<std::uint64_t>(*v);

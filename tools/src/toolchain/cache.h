@@ -29,8 +29,7 @@ namespace tileperf {
 
 // The cache key of one compilation (`bytecode_identity`: bytecode_paths().identity).
 std::string cache_key(const std::string& bytecode_identity, const std::string& arch,
-                      const std::map<std::string, std::string>& tool_releases,
-                      const std::string& flags);
+                      const std::map<std::string, std::string>& tool_releases, const std::string& flags);
 
 // A key and the folders its bytecode names here (bytecode_paths().roots): an
 // entry's text files hold them as tokens.
@@ -104,8 +103,7 @@ struct PruneResult {
 // is moved aside before it is deleted: a check reading it then finds no
 // entry, or a whole one.
 CacheUsage cache_usage(const std::string& dir);
-PruneResult prune_cache(const std::string& dir, const PruneLimits& limits,
-                        std::filesystem::file_time_type now);
+PruneResult prune_cache(const std::string& dir, const PruneLimits& limits, std::filesystem::file_time_type now);
 
 // "500M", "2G", "1.5G", "4096" (bytes; K, M, G, T are powers of 1024) -> bytes;
 // "30d", "12h", "90m", "0" (seconds) -> seconds. nullopt when malformed.

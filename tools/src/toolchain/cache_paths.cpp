@@ -55,7 +55,8 @@ struct Cursor {
       return 0;
     }
     std::uint64_t v = 0;
-    for (int i = size - 1; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+    for (int i = size - 1; i >= 0; --i)
+      v = v << 8 | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
     at += static_cast<std::size_t>(size);
     return v;
   }

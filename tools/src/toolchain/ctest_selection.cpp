@@ -20,11 +20,26 @@ namespace fs = std::filesystem;
 
 // Options of ctest that take a value and do not select tests.
 bool takes_value_but_selects_nothing(const std::string& a) {
-  static const char* const kOptions[] = {"-j", "--parallel", "-T", "-D", "-M", "--test-action", "--dashboard",
+  static const char* const kOptions[] = {"-j",
+                                         "--parallel",
+                                         "-T",
+                                         "-D",
+                                         "-M",
+                                         "--test-action",
+                                         "--dashboard",
                                          "--test-dir",
-                                         "--output-junit", "--output-log", "-O", "--timeout", "--stop-time",
-                                         "--repeat", "--test-load", "--resource-spec-file", "--test-output-size-passed",
-                                         "--test-output-size-failed", "--test-output-truncation", "--max-width"};
+                                         "--output-junit",
+                                         "--output-log",
+                                         "-O",
+                                         "--timeout",
+                                         "--stop-time",
+                                         "--repeat",
+                                         "--test-load",
+                                         "--resource-spec-file",
+                                         "--test-output-size-passed",
+                                         "--test-output-size-failed",
+                                         "--test-output-truncation",
+                                         "--max-width"};
   for (const char* o : kOptions) {
     if (a == o) return true;
   }
@@ -96,7 +111,8 @@ CtestSelection ctest_selection(const std::string& build_dir, const std::string& 
   try {
     auto r = run_process(show, options);
     if (!r.ok()) {
-      s.why_not = fmt::format("{} --show-only=json-v1: {}: {}", exe.string(), r.describe(), trim(r.err + r.out).substr(0, 300));
+      s.why_not =
+          fmt::format("{} --show-only=json-v1: {}: {}", exe.string(), r.describe(), trim(r.err + r.out).substr(0, 300));
       return s;
     }
     std::set<std::string> names;

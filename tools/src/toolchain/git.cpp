@@ -85,8 +85,7 @@ std::string strip_newlines(const std::string& token) {
 
 }  // namespace
 
-ProcessResult run_git(const std::string& repo, const std::vector<std::string>& args,
-                      const ProcessOptions& options) {
+ProcessResult run_git(const std::string& repo, const std::vector<std::string>& args, const ProcessOptions& options) {
   std::vector<std::string> argv = {"git", "-C", repo};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions o = options;
@@ -95,8 +94,7 @@ ProcessResult run_git(const std::string& repo, const std::vector<std::string>& a
   return run_process(argv, o);
 }
 
-std::string git_output(const std::string& repo, const std::vector<std::string>& args,
-                       const ProcessOptions& options) {
+std::string git_output(const std::string& repo, const std::vector<std::string>& args, const ProcessOptions& options) {
   ProcessResult r = run_git(repo, args, options);
   if (!r.ok()) throw UsageError("git " + args.front() + " in " + repo + ": " + git_message(r));
   return r.out;
@@ -135,8 +133,15 @@ std::vector<GitLogEntry> parse_git_log(const std::string& out) {
 
 std::vector<GitLogEntry> git_path_log(const std::string& repo, const std::vector<std::string>& revs,
                                       const std::vector<std::string>& paths) {
-  std::vector<std::string> args = {"log", "--first-parent", "-m", "--reverse", "--no-renames", "--raw",
-                                   "--no-abbrev", "-z", std::string("--format=") + kGitLogFormat};
+  std::vector<std::string> args = {"log",
+                                   "--first-parent",
+                                   "-m",
+                                   "--reverse",
+                                   "--no-renames",
+                                   "--raw",
+                                   "--no-abbrev",
+                                   "-z",
+                                   std::string("--format=") + kGitLogFormat};
   args.insert(args.end(), revs.begin(), revs.end());
   args.push_back("--");
   args.insert(args.end(), paths.begin(), paths.end());
@@ -146,8 +151,8 @@ std::vector<GitLogEntry> git_path_log(const std::string& repo, const std::vector
 }
 
 GitCommit git_commit_info(const std::string& repo, const std::string& rev) {
-  std::string out = git_output(repo, {"log", "-1", "-z", std::string("--format=") + kGitLogFormat,
-                                      git_commit_of(repo, rev), "--"});
+  std::string out =
+      git_output(repo, {"log", "-1", "-z", std::string("--format=") + kGitLogFormat, git_commit_of(repo, rev), "--"});
   auto entries = parse_git_log(out);
   if (entries.size() != 1) throw ToolError("git log -1 " + rev + ": unexpected output");
   return entries[0].commit;

@@ -101,16 +101,15 @@ void RemoteCache::trip(const std::string& what, const std::string& why) const {
   } catch (const Error&) {
     // Unwritten, the next process meets the failure itself, within its bound.
   }
-  std::fprintf(stderr, "tileperf: note: remote cache %s: %s failed (%s); not asked to %s again for %d s, "
-                       "the run goes on with the local cache\n",
+  std::fprintf(stderr,
+               "tileperf: note: remote cache %s: %s failed (%s); not asked to %s again for %d s, "
+               "the run goes on with the local cache\n",
                shown_url(settings_.url).c_str(), what.c_str(), why.c_str(), what.c_str(), kBreakerSeconds);
 }
 
 namespace {
 
-std::string failure(const HttpResponse& r) {
-  return r.status == 0 ? r.error : fmt::format("HTTP {}", r.status);
-}
+std::string failure(const HttpResponse& r) { return r.status == 0 ? r.error : fmt::format("HTTP {}", r.status); }
 
 }  // namespace
 
@@ -139,8 +138,9 @@ std::optional<std::map<std::string, std::string>> RemoteCache::fetch(const std::
 }
 
 std::nullopt_t RemoteCache::not_whole(const std::string& key) const {
-  std::fprintf(stderr, "tileperf: note: remote cache %s: the entry %s is not whole (a file does not match "
-                       "its SHA-256, or no manifest of that key): not used\n",
+  std::fprintf(stderr,
+               "tileperf: note: remote cache %s: the entry %s is not whole (a file does not match "
+               "its SHA-256, or no manifest of that key): not used\n",
                shown_url(settings_.url).c_str(), key.c_str());
   return std::nullopt;
 }

@@ -32,8 +32,8 @@ namespace tileperf {
 inline constexpr const char* kCacheEntryFormat = "tileperf-cache-entry/1";
 
 struct RemoteSettings {
-  std::string url;        // "": no remote cache
-  bool write = false;     // TILEPERF_CACHE_WRITE=1
+  std::string url;     // "": no remote cache
+  bool write = false;  // TILEPERF_CACHE_WRITE=1
   HttpOptions http;
 };
 
@@ -62,7 +62,7 @@ class RemoteCache {
   static std::string manifest(const std::string& key, const std::map<std::string, std::string>& files);
 
  private:
-  bool open(const std::string& what) const;     // whether the breaker keeps `what` ("read", "write") out
+  bool open(const std::string& what) const;  // whether the breaker keeps `what` ("read", "write") out
   void trip(const std::string& what, const std::string& why) const;
   std::nullopt_t not_whole(const std::string& key) const;  // says so; a miss
   std::string url(const std::string& path) const;

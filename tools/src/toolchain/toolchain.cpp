@@ -72,8 +72,7 @@ std::string first_error_line(std::string_view text) {
   for (std::size_t begin = 0, end = 0; begin < text.size(); begin = end + 1) {
     end = std::min(text.find('\n', begin), text.size());
     std::string t = trim(text.substr(begin, end - begin));
-    if (t.rfind("error", 0) == 0 || t.find(": error") != std::string::npos ||
-        t.find("fatal") != std::string::npos) {
+    if (t.rfind("error", 0) == 0 || t.find(": error") != std::string::npos || t.find("fatal") != std::string::npos) {
       return t;
     }
   }
@@ -105,14 +104,14 @@ void require_file(const std::string& path, const char* tool) {
   if (!fs::exists(path)) throw SkipError(fmt::format("{} not found at '{}'", tool, path));
 }
 
-
 // What a tool run as `what` did wrong, or "" when it did its work: failed
 // (crash, hang, exit code, flood), reported an error with exit 0, or printed
 // nothing where output was expected.
 std::string tool_failure(const ProcessResult& r, const std::string& said, bool needs_output) {
   std::string first = first_error_line(said);
-  if (!r.ok()) return fmt::format("({}){}{}", r.describe(), first.empty() && tail(said).empty() ? "" : ": ",
-                                  first.empty() ? tail(said) : first);
+  if (!r.ok())
+    return fmt::format("({}){}{}", r.describe(), first.empty() && tail(said).empty() ? "" : ": ",
+                       first.empty() ? tail(said) : first);
   if (!first.empty()) return "(exit 0, but it reported an error): " + first;
   if (needs_output && is_blank(r.out)) return "(exit 0, but it printed nothing)";
   return "";
@@ -174,9 +173,8 @@ std::vector<std::string> tileiras_flags(const std::string& arch) {
   return {"--gpu-name", arch, "-O3", "--lineinfo", "--remark-format=yaml", "--remarks=all"};
 }
 
-CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
-                               const std::string& arch, const std::string& cubin,
-                               const std::string& remarks) {
+CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode, const std::string& arch,
+                               const std::string& cubin, const std::string& remarks) {
   check_timeout(tc);
   require_file(tc.tileiras, "tileiras");
   std::vector<std::string> argv = {tc.tileiras, bytecode, "-o", cubin};
@@ -191,8 +189,8 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
     // A full disk is the file system's failure, not the compiler's.
     if (device_full(cubin)) throw IoError(cubin, ENOSPC, "tileiras cannot write");
     std::string first = first_error_line(said);
-    throw ToolError(fmt::format("{} ({}){}{}", what, r.describe(), first.empty() ? "" : ": ",
-                                first.empty() ? tail(said) : first));
+    throw ToolError(
+        fmt::format("{} ({}){}{}", what, r.describe(), first.empty() ? "" : ": ", first.empty() ? tail(said) : first));
   }
   // tileiras has been seen to exit 0 after printing an error.
   if (auto first = first_error_line(said); !first.empty()) {
@@ -204,9 +202,7 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
   return CompileOutput{r.seconds, said};
 }
 
-std::string Toolchain::tileirdisasm() const {
-  return (fs::path(tileiras).parent_path() / "tileirdisasm").string();
-}
+std::string Toolchain::tileirdisasm() const { return (fs::path(tileiras).parent_path() / "tileirdisasm").string(); }
 
 std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode) {
   check_timeout(tc);
@@ -219,15 +215,12 @@ std::string run_tileirdisasm(const Toolchain& tc, const std::string& bytecode) {
   argv.push_back(bytecode);
   auto r = run_process(argv, tool_environment(tc, tool));
   if (std::string failure = tool_failure(r, r.err, true); !failure.empty()) {
-    throw ToolError(fmt::format("tileirdisasm {} {} failed {}", fmt::join(kTileirdisasmArgs, " "), bytecode,
-                                failure));
+    throw ToolError(fmt::format("tileirdisasm {} {} failed {}", fmt::join(kTileirdisasmArgs, " "), bytecode, failure));
   }
   return r.out;
 }
 
-std::string Toolchain::nvdisasm() const {
-  return (fs::path(cuobjdump).parent_path() / "nvdisasm").string();
-}
+std::string Toolchain::nvdisasm() const { return (fs::path(cuobjdump).parent_path() / "nvdisasm").string(); }
 
 std::string run_disassembler(const Toolchain& tc, const std::string& cubin) {
   check_timeout(tc);
@@ -246,8 +239,8 @@ std::string run_disassembler(const Toolchain& tc, const std::string& cubin) {
   constexpr std::string_view kTarget = "\t.target\t";
   std::size_t end = r.out.find('\n');
   if (r.out.compare(0, kTarget.size(), kTarget) != 0 || end == std::string::npos) {
-    throw ToolError(fmt::format("nvdisasm {} printed no '.target' line first: {}", cubin,
-                                tail(r.out.substr(0, 200), 2)));
+    throw ToolError(
+        fmt::format("nvdisasm {} printed no '.target' line first: {}", cubin, tail(r.out.substr(0, 200), 2)));
   }
   std::string target = r.out.substr(kTarget.size(), end - kTarget.size());
   return "\n\tcode for " + target + "\n" + r.out;
@@ -269,8 +262,7 @@ std::string run_nvdisasm_raw(const Toolchain& tc, const std::string& raw_arch, c
   return r.out;
 }
 
-std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
-                          const std::string& cubin) {
+std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args, const std::string& cubin) {
   check_timeout(tc);
   require_file(tc.cuobjdump, "cuobjdump");
   std::vector<std::string> argv = {tc.cuobjdump};

@@ -42,9 +42,8 @@ struct CompileOutput {
 };
 
 // Compiles `bytecode` to `cubin`, writing YAML remarks to `remarks`.
-CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
-                               const std::string& arch, const std::string& cubin,
-                               const std::string& remarks);
+CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode, const std::string& arch,
+                               const std::string& cubin, const std::string& remarks);
 
 // TileIR text of a bytecode file, from tileirdisasm, with each operation's
 // source location (-g: where the launch model finds a tile's line and loops).
@@ -67,7 +66,6 @@ inline const char* const kNvdisasmArgs[] = {"-ndf", "-pb", "-hex", "-novliw"};
 std::string run_nvdisasm_raw(const Toolchain& tc, const std::string& raw_arch, const std::string& file);
 
 // Runs cuobjdump with `args` on `cubin` and returns its standard output.
-std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args,
-                          const std::string& cubin);
+std::string run_cuobjdump(const Toolchain& tc, const std::vector<std::string>& args, const std::string& cubin);
 
 }  // namespace tileperf

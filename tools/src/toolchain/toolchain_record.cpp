@@ -32,7 +32,8 @@ ToolIdentity identity_of(const std::string& path, std::string version = "") {
 // Where each tool of a Toolchain is: tileirdisasm beside tileiras, nvdisasm
 // beside cuobjdump (cuobjdump --dump-sass runs it).
 std::map<std::string, std::string> tool_paths(const Toolchain& tc) {
-  return {{"tileiras", tc.tileiras}, {"tileirdisasm", tc.tileirdisasm()},
+  return {{"tileiras", tc.tileiras},
+          {"tileirdisasm", tc.tileirdisasm()},
           {"cuobjdump", tc.cuobjdump},
           {"nvdisasm", (fs::path(tc.cuobjdump).parent_path() / "nvdisasm").string()}};
 }
@@ -43,8 +44,8 @@ nlohmann::json identity_json(const ToolIdentity& t) {
 
 ToolIdentity identity_from_json(const nlohmann::json& j, const std::string& name, const std::string& file) {
   try {
-    return {j.at("path").get<std::string>(), j.at("version").get<std::string>(),
-            j.at("size").get<std::uintmax_t>(), j.at("mtime_ns").get<std::int64_t>()};
+    return {j.at("path").get<std::string>(), j.at("version").get<std::string>(), j.at("size").get<std::uintmax_t>(),
+            j.at("mtime_ns").get<std::int64_t>()};
   } catch (const nlohmann::json::exception&) {
     throw InputError(file, 0, "tools." + name + ": needs path, version, size and mtime_ns");
   }
@@ -131,9 +132,10 @@ void require_unchanged(const ToolchainRecord& r, const std::string& file) {
   for (const auto& [name, t] : r.tools) {
     if (!fs::exists(t.path)) throw SkipError(name + " not found at '" + t.path + "'");
     if (!(identity_of(t.path, t.version) == t)) {
-      throw ToolError(fmt::format("{} at {} changed on disk after the toolchain was probed into {}; "
-                                  "probe it again (the toolchain.probe test, or delete the record)",
-                                  name, t.path, file));
+      throw ToolError(
+          fmt::format("{} at {} changed on disk after the toolchain was probed into {}; "
+                      "probe it again (the toolchain.probe test, or delete the record)",
+                      name, t.path, file));
     }
   }
 }
