@@ -3,7 +3,7 @@
 # Registers one CTest test per kernel configuration and architecture. Each
 # test compiles the configuration's TileIR bytecode with tileiras, extracts
 # SASS and resource metrics with cuobjdump, and compares them with a
-# checked-in baseline (see README.md).
+# checked-in baseline (see README.md and docs/reference/cmake-api.md).
 #
 # Use it through find_package(tileperf) (installed package), through
 # add_subdirectory(<tileperf source>), or, in tileperf itself, include().
@@ -22,7 +22,7 @@
 #                             environment of a test run overrides it]
 #                             TILEPERF_CACHE_URL in the environment of a test run: a
 #                             team's cache server the local cache reads through
-#                             (TILEPERF_CACHE_WRITE=1 writes back; see README)
+#                             (TILEPERF_CACHE_WRITE=1 writes back; see docs/guide/cache.md)
 #   TILEPERF_STRICT           fail tests whose metrics improved beyond tolerance
 #                             (stale baselines) [OFF]
 #   TILEPERF_REQUIRE_RUN      fail tests that cannot run instead of skipping them
@@ -549,7 +549,8 @@ endmacro()
 #                        tools/tileperf_dump), the one list of its
 #                        configurations: each gets its tests. Default:
 #                        <KERNEL>.py in the current source folder.
-#   ARCHS <sm_XX>...     architectures. Default: TILEPERF_ARCHS.
+#   ARCHS <arch>...      architectures (sm_[0-9]+[a-z]?: sm_120, sm_90a).
+#                        Default: TILEPERF_ARCHS.
 #   BASELINE_DIR <dir>   where <config>.<arch>.json baselines live.
 #                        Default: TILEPERF_BASELINE_DIR/<KERNEL>.
 #   CHECKS_DIR <dir>     policy files. Default: TILEPERF_CHECKS_DIR.

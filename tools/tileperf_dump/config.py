@@ -42,7 +42,7 @@ class Problem:
     at its second call). Compiled loops that come from such a statement (the
     producer and consumer loops of a warp-specialised pipeline, say) inherit
     its count. Loops without a declared count are assumed to run the default
-    number of times (see README, *Cost model*). ``sizes``: the keyword
+    number of times (see docs/design/loops-and-cost.md). ``sizes``: the keyword
     arguments of the configuration's ``case`` that build this launch on a
     GPU. The dump step also runs ``case`` with a stand-in for torch
     (:mod:`tileperf_dump.standin`) to record the arrays the launch passes and

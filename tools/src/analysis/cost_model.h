@@ -1,7 +1,7 @@
 // The static cost model: what one warp's issue of an instruction costs on a
 // target architecture, in cycles of one SM's throughput. The whole table,
-// its units and its sources are in cost_model.cpp (and the README's *Cost
-// model*), in one place.
+// its units and its sources are in cost_model.cpp, in one place (the model
+// is described in docs/design/loops-and-cost.md).
 //
 // An instruction costs the larger of its issue slot (an SM issues four warp
 // instructions per clock, one per scheduler: 0.25 cycles) and the cycles its

@@ -15,8 +15,8 @@
 
 namespace tileperf {
 
-// Exit codes (fixed interface, see README), listed with their meanings in
-// kExitCodes.
+// Exit codes (fixed interface, see docs/reference/states.md), listed with
+// their meanings in kExitCodes.
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,
