@@ -1,6 +1,7 @@
 // tileiras's YAML remarks, their metrics and notes.
 #include "fuzz_input.h"
 #include "metrics/pipeline.h"
+#include "metrics/remark_metrics.h"
 #include "readers/remarks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

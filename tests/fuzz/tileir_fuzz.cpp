@@ -1,5 +1,6 @@
 // `tileirdisasm` output.
 #include "fuzz_input.h"
+#include "metrics/tileir_metrics.h"
 #include "readers/tileir.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures.h"
+#include "metrics/remark_metrics.h"
 #include "readers/remarks.h"
 
 #include <regex>

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures.h"
+#include "metrics/tileir_metrics.h"
 #include "readers/tileir.h"
 
 using namespace tileperf;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "metrics/remark_metrics.h"
 #include "readers/remarks.h"
 
 namespace tileperf {

@@ -11,10 +11,12 @@
 #include "metrics/extract.h"
 #include "support/json_input.h"
 #include "readers/line_table.h"
+#include "metrics/remark_metrics.h"
 #include "readers/remarks.h"
 #include "readers/resusage.h"
 #include "readers/sass.h"
 #include "support/text.h"
+#include "metrics/tileir_metrics.h"
 #include "readers/tileir.h"
 #include "support/work_paths.h"
 

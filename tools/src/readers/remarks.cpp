@@ -39,23 +39,6 @@ std::optional<std::vector<std::string>> shape_dims(const std::string& text) {
 
 std::string scalar(const YAML::Node& node) { return node && node.IsScalar() ? node.as<std::string>() : ""; }
 
-// "[64, 128, 16]" -> "64x128x16"; other text is kept as it is.
-std::string shape_key(const std::string& text) {
-  auto dims = shape_dims(text);
-  if (!dims) return text;
-  std::string out;
-  for (const auto& d : *dims) out += (out.empty() ? "" : "x") + d;
-  return out;
-}
-
-// Metric-name-safe word: letters, digits, '_' and 'x'; others become '_'.
-std::string word(std::string s) {
-  for (char& c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  }
-  return s;
-}
-
 Remark to_remark(const YAML::Node& doc, const std::string& filename, int first_line) {
   int line = static_cast<int>(doc.Mark().line) + first_line;
   if (!doc.IsMap()) throw InputError(filename, line, "remark document is not a mapping");
@@ -143,31 +126,6 @@ YAML::Node load_document(const Document& doc, const std::string& filename) {
   }
 }
 
-bool is_failure(const Remark& r) { return r.kind == "Failure" || r.kind == "Missed"; }
-
-// Remarks of tileiras 13.5 that each report a lost optimization, and the
-// metric that counts them (absent from 13.4's output: 0 there).
-struct LostRemark {
-  const char* name;
-  const char* metric;
-};
-constexpr LostRemark kLostRemarks[] = {
-    // !Missed: the views' index arithmetic stays 64-bit.
-    {"RemarkTensorViewIndexTypeNarrowing", "remarks.index_narrowing_missed"},
-    // W0001, a warning with Reason and Suggestion: the estimate exceeds the register budget.
-    {"RegisterPressure", "remarks.register_pressure"},
-    {"RemarkPerfRegisterSpill", "remarks.register_spill"},
-    {"RemarkPerfLocalMemoryUsage", "remarks.local_memory"},
-};
-
-// The metric of a lost-optimization remark (only its failing kinds), or null.
-const char* lost_remark_metric(const Remark& r) {
-  for (const auto& [name, metric] : kLostRemarks) {
-    if (r.name == name && r.kind != "Passed") return metric;
-  }
-  return nullptr;
-}
-
 // "Reason: ...; Suggestion: ..." of a remark, each told once, without the
 // location prefix tileiras repeats in each reason.
 std::string reasons_of(const Remark& r) {
@@ -184,13 +142,6 @@ std::string reasons_of(const Remark& r) {
   return reasons;
 }
 
-void count_memory(const Remark& r, const std::string& op, std::map<std::string, std::int64_t>& m) {
-  std::string instruction = r.arg("Instruction");
-  bool tma = instruction.find("TMA") != std::string::npos;
-  ++m["remarks." + op + (tma ? ".tma" : ".global")];
-  if (tma && !r.arg("Shape").empty()) ++m["remarks." + op + ".tma_shape." + word(shape_key(r.arg("Shape")))];
-}
-
 }  // namespace
 
 std::string Remark::arg(const std::string& key) const {
@@ -203,6 +154,40 @@ std::string Remark::arg(const std::string& key) const {
 std::string Remark::where() const {
   std::string base = file.substr(file.find_last_of('/') + 1);
   return fmt::format("{}:{}:{}", base.empty() ? "?" : base, line, column);
+}
+
+std::string shape_key(const std::string& text) {
+  auto dims = shape_dims(text);
+  if (!dims) return text;
+  std::string out;
+  for (const auto& d : *dims) out += (out.empty() ? "" : "x") + d;
+  return out;
+}
+
+bool is_failure(const Remark& r) { return r.kind == "Failure" || r.kind == "Missed"; }
+
+bool is_lost_tensor_core(const Remark& r) {
+  return r.name == "RemarkTensorCoreMMA" && (is_failure(r) || r.arg("Instruction") == "FMA");
+}
+
+LostOptimization lost_optimization(const Remark& r) {
+  // Remarks of tileiras 13.5 (absent from 13.4's output), each in its failing kinds.
+  struct Named {
+    const char* name;
+    LostOptimization lost;
+  };
+  static constexpr Named kNamed[] = {
+      // !Missed: the views' index arithmetic stays 64-bit.
+      {"RemarkTensorViewIndexTypeNarrowing", LostOptimization::kIndexNarrowing},
+      // W0001, a warning with Reason and Suggestion: the estimate exceeds the register budget.
+      {"RegisterPressure", LostOptimization::kRegisterPressure},
+      {"RemarkPerfRegisterSpill", LostOptimization::kRegisterSpill},
+      {"RemarkPerfLocalMemoryUsage", LostOptimization::kLocalMemory},
+  };
+  for (const auto& [name, lost] : kNamed) {
+    if (r.name == name && r.kind != "Passed") return lost;
+  }
+  return LostOptimization::kNone;
 }
 
 std::vector<Remark> parse_remarks(const std::string& text, const std::string& filename) {
@@ -232,45 +217,14 @@ std::vector<Remark> parse_remarks(const std::string& text, const std::string& fi
   return out;
 }
 
-std::map<std::string, std::int64_t> remark_metrics(const std::vector<Remark>& remarks) {
-  std::map<std::string, std::int64_t> m = {
-      {"remarks.tensor_core.passed", 0}, {"remarks.tensor_core.failed", 0}, {"remarks.load.tma", 0},
-      {"remarks.load.global", 0},        {"remarks.load.tma_failed", 0},    {"remarks.store.tma", 0},
-      {"remarks.store.global", 0},       {"remarks.store.tma_failed", 0},
-  };
-  for (const auto& [name, metric] : kLostRemarks) m[metric] = 0;
-  for (const auto& r : remarks) {
-    if (r.name == "RemarkTensorCoreMMA") {
-      ++m[is_failure(r) || r.arg("Instruction") == "FMA" ? "remarks.tensor_core.failed" : "remarks.tensor_core.passed"];
-      std::string instruction = r.arg("Instruction");
-      if (instruction.rfind("Tensor-core ", 0) == 0) instruction = instruction.substr(12);
-      ++m["remarks.tensor_core.instruction." + word(instruction)];
-      if (!r.arg("Shape").empty()) ++m["remarks.tensor_core.shape." + word(shape_key(r.arg("Shape")))];
-    } else if (r.name == "RemarkMemoryLoadInstructionSelected") {
-      count_memory(r, "load", m);
-    } else if (r.name == "RemarkMemoryStoreInstructionSelected") {
-      count_memory(r, "store", m);
-    } else if (r.name == "RemarkMemoryTmaLoadFailed") {
-      ++m["remarks.load.tma_failed"];
-    } else if (r.name == "RemarkMemoryTmaStoreFailed") {
-      ++m["remarks.store.tma_failed"];
-    } else if (const char* metric = lost_remark_metric(r)) {
-      ++m[metric];
-    } else {
-      ++m["remarks.other." + word(r.name) + "." + word(r.kind)];
-    }
-  }
-  return m;
-}
-
 std::vector<std::string> remark_diagnostics(const std::vector<Remark>& remarks) {
   std::vector<std::string> out;
   for (const auto& r : remarks) {
-    bool lost = (r.name == "RemarkTensorCoreMMA" && (is_failure(r) || r.arg("Instruction") == "FMA")) ||
-                r.name == "RemarkMemoryTmaLoadFailed" || r.name == "RemarkMemoryTmaStoreFailed";
+    LostOptimization kind = lost_optimization(r);
     // Index narrowing is missed in most kernels: a metric, not a note each time.
-    const char* metric = lost_remark_metric(r);
-    lost = lost || (metric && std::string_view(metric) != "remarks.index_narrowing_missed");
+    bool lost = is_lost_tensor_core(r) || r.name == "RemarkMemoryTmaLoadFailed" ||
+                r.name == "RemarkMemoryTmaStoreFailed" ||
+                (kind != LostOptimization::kNone && kind != LostOptimization::kIndexNarrowing);
     if (!lost) continue;
     std::string reasons = reasons_of(r);
     std::string id = r.arg("RemarkId");

@@ -43,14 +43,25 @@ struct Remark {
 // cut off inside a document (tileiras ends every document with "...").
 std::vector<Remark> parse_remarks(const std::string& text, const std::string& filename);
 
-// remarks.tensor_core.{passed,failed}, remarks.tensor_core.instruction.<I>,
-// remarks.tensor_core.shape.<MxNxK>, remarks.{load,store}.{tma,global,tma_failed},
-// remarks.{load,store}.tma_shape.<AxB>, and the lost optimizations tileiras
-// 13.5 reports: remarks.index_narrowing_missed (RemarkTensorViewIndexTypeNarrowing),
-// remarks.register_pressure (RegisterPressure, W0001), remarks.register_spill
-// (RemarkPerfRegisterSpill), remarks.local_memory (RemarkPerfLocalMemoryUsage);
-// any other remark as remarks.other.<Name>.<kind>.
-std::map<std::string, std::int64_t> remark_metrics(const std::vector<Remark>& remarks);
+// "[64, 128, 16]" -> "64x128x16"; other text is kept as it is.
+std::string shape_key(const std::string& text);
+
+// A remark of a failing kind (Failure, Missed).
+bool is_failure(const Remark& r);
+
+// An MMA that did not get tensor cores (a failure, or FMA chosen).
+bool is_lost_tensor_core(const Remark& r);
+
+// The lost optimizations tileiras 13.5 reports in remarks of their own
+// (absent from 13.4's output), each in its failing kinds.
+enum class LostOptimization {
+  kNone,
+  kIndexNarrowing,    // RemarkTensorViewIndexTypeNarrowing: index arithmetic stays 64-bit
+  kRegisterPressure,  // RegisterPressure (W0001): the estimate exceeds the register budget
+  kRegisterSpill,     // RemarkPerfRegisterSpill
+  kLocalMemory,       // RemarkPerfLocalMemoryUsage
+};
+LostOptimization lost_optimization(const Remark& r);
 
 // One line per remark that points at a lost optimization (MMA on FMA, TMA
 // not selected, register pressure, spills, local memory), with its place,

@@ -55,7 +55,4 @@ std::int64_t tile_type_bytes(std::string_view type);
 // operation, and for unbalanced regions (a listing cut short).
 TileIrStats parse_tileir(const std::string& text, const std::string& filename);
 
-// tileir.ops, tileir.op.<name>, tileir.tokens.ordered, tileir.tokens.chained.
-std::map<std::string, std::int64_t> tileir_metrics(const TileIrStats& stats);
-
 }  // namespace tileperf

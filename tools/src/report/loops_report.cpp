@@ -16,6 +16,7 @@
 #include "metrics/pipeline.h"
 #include "readers/elf.h"
 #include "readers/line_table.h"
+#include "metrics/remark_metrics.h"
 #include "readers/remarks.h"
 #include "support/error.h"
 #include "support/json_input.h"
