@@ -53,24 +53,16 @@ struct KernelEntry {
   std::string bytecode, baseline, checks;
 };
 
-// The string at `key` of `object`, an InputError naming the file when it is none.
-std::string string_at(const nlohmann::json& object, const char* key, const std::string& file) {
-  if (!object.contains(key) || !object.at(key).is_string()) {
-    throw InputError(file, 0, fmt::format("key '{}' must be a string", key));
-  }
-  return object.at(key).get<std::string>();
-}
-
 KernelEntry kernel_entry(const std::string& record_file, const std::string& test) {
   nlohmann::json record = parse_json(read_file(record_file), record_file);
   KernelEntry out;
-  if (record.contains("checks")) out.checks = string_at(record, "checks", record_file);
+  out.checks = json_optional_string(record, "checks", record_file);
   const nlohmann::json* tests = record.is_object() && record.contains("tests") ? &record.at("tests") : nullptr;
   if (!tests || !tests->is_array()) throw InputError(record_file, 0, "key 'tests' must be a list");
   for (const auto& entry : *tests) {
     if (!entry.is_object() || entry.value("test", "") != test) continue;
-    out.bytecode = string_at(entry, "bytecode", record_file);
-    out.baseline = string_at(entry, "baseline", record_file);
+    out.bytecode = json_string(entry, "bytecode", record_file);
+    out.baseline = json_string(entry, "baseline", record_file);
     return out;
   }
   throw InputError(record_file, 0, "lists no test " + test + ": configure the build again");

@@ -79,13 +79,6 @@ void write_run_record(const std::string& path, const RunRecord& record) {
 
 namespace {
 
-// The string at `key`, "" when the record has none.
-std::string optional_string(const nlohmann::json& j, const char* key, const std::string& path) {
-  if (!j.contains(key)) return "";
-  if (!j.at(key).is_string()) throw InputError(path, 0, fmt::format("key '{}' must be a string", key));
-  return j.at(key).get<std::string>();
-}
-
 // The flag at `key`, false when the record has none.
 bool optional_flag(const nlohmann::json& j, const char* key, const std::string& path) {
   if (!j.contains(key)) return false;
@@ -102,18 +95,17 @@ std::optional<RunRecord> read_run_record(const std::string& path) {
   if (!j.is_object() || !j.contains("format") || j.at("format") != kRunFormat) {
     throw InputError(path, 0, std::string("not a ") + kRunFormat + " file");
   }
-  if (!j.contains("run") || !j.at("run").is_string()) throw InputError(path, 0, "key 'run' must be a string");
-  std::string id = j.at("run").get<std::string>();
+  std::string id = json_string(j, "run", path);
   if (auto problem = run_id_problem(id); !problem.empty()) throw InputError(path, 0, "key 'run' " + problem);
   RunRecord r;
   r.id = id;
-  r.checks = optional_string(j, "checks", path);
-  r.update_command = optional_string(j, "update_command", path);
-  r.project_dir = optional_string(j, "project_dir", path);
-  r.build_dir = optional_string(j, "build_dir", path);
-  r.work_dir = optional_string(j, "work_dir", path);
-  r.toolchain = optional_string(j, "toolchain", path);
-  r.cache_dir = optional_string(j, "cache_dir", path);
+  r.checks = json_optional_string(j, "checks", path);
+  r.update_command = json_optional_string(j, "update_command", path);
+  r.project_dir = json_optional_string(j, "project_dir", path);
+  r.build_dir = json_optional_string(j, "build_dir", path);
+  r.work_dir = json_optional_string(j, "work_dir", path);
+  r.toolchain = json_optional_string(j, "toolchain", path);
+  r.cache_dir = json_optional_string(j, "cache_dir", path);
   if (j.contains("timeout")) {
     if (!j.at("timeout").is_number() || j.at("timeout").get<double>() <= 0) {
       throw InputError(path, 0, "key 'timeout' must be a number of seconds above 0");

@@ -128,6 +128,17 @@ Json parse_json(const std::string& text, const std::string& filename) {
   }
 }
 
+std::string json_string(const Json& object, const std::string& key, const std::string& filename) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_string()) {
+    throw InputError(filename, 0, "key '" + key + "' must be a string");
+  }
+  return object.at(key).get<std::string>();
+}
+
+std::string json_optional_string(const Json& object, const std::string& key, const std::string& filename) {
+  return object.is_object() && object.contains(key) ? json_string(object, key, filename) : "";
+}
+
 std::int64_t json_count(const Json& value, const std::string& filename, const std::string& key) {
   if (value.is_number_unsigned() && value.get<std::uint64_t>() <= std::uint64_t(kMaxCount)) {
     return static_cast<std::int64_t>(value.get<std::uint64_t>());

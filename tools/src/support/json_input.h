@@ -26,6 +26,13 @@ nlohmann::json parse_json(const std::string& text, const std::string& filename);
 // 1e20, -3, "7") is an InputError naming the file and `key`.
 std::int64_t json_count(const nlohmann::json& value, const std::string& filename, const std::string& key);
 
+// The string at `key` of `object`: an InputError naming the file and the key
+// when it is missing or not a string.
+std::string json_string(const nlohmann::json& object, const std::string& key, const std::string& filename);
+
+// The same, "" when `object` has no `key`.
+std::string json_optional_string(const nlohmann::json& object, const std::string& key, const std::string& filename);
+
 // An object of counts, checked entry by entry; `key` names the object.
 std::map<std::string, std::int64_t> json_counts(const nlohmann::json& object, const std::string& filename,
                                                 const std::string& key);
