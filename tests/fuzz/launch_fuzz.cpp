@@ -10,7 +10,8 @@
 #include "analysis/launch_model.h"
 #include "analysis/loops.h"
 #include "fuzz_input.h"
-#include "metrics/pipeline.h"
+#include "metrics/dump_record.h"
+#include "metrics/measure.h"
 #include "readers/sass.h"
 #include "support/json_input.h"
 

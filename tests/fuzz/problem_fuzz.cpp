@@ -1,7 +1,7 @@
 // The problem of a dump record (grid and declared loop trips).
 #include "fuzz_input.h"
+#include "metrics/dump_record.h"
 #include "metrics/metrics.h"
-#include "metrics/pipeline.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

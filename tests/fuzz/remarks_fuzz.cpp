@@ -1,6 +1,6 @@
 // tileiras's YAML remarks, their metrics and notes.
 #include "fuzz_input.h"
-#include "metrics/pipeline.h"
+#include "metrics/measure.h"
 #include "metrics/remark_metrics.h"
 #include "readers/remarks.h"
 

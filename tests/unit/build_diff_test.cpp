@@ -4,12 +4,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
-#include <sstream>
 #include <string>
 
 #include "fixtures.h"
+#include "inspect/build_diff.h"
 #include "metrics/metrics.h"
-#include "report/build_diff.h"
+#include "report/build_diff_text.h"
 #include "results/run_record.h"
 #include "support/error.h"
 #include "support/text.h"
@@ -40,9 +40,9 @@ std::string write_side(const Scratch& s, const std::string& name, std::int64_t i
 }
 
 std::string diff_text(const DiffOptions& o, int want_exit) {
-  std::ostringstream out;
-  BOOST_TEST(diff_builds(o, out) == want_exit);
-  return out.str();
+  BuildDiff d = diff_builds(o);
+  BOOST_TEST(d.exit_code() == want_exit);
+  return build_diff_text(d, o);
 }
 
 std::string last_line(const std::string& text) {

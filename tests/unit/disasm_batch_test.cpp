@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "metrics/disasm_batch.h"
-#include "support/error.h"
+#include "metrics/measure.h"
 #include "metrics/metrics.h"
-#include "metrics/pipeline.h"
 #include "readers/sass.h"
+#include "real_tools.h"
+#include "support/error.h"
 #include "support/text.h"
 #include "toolchain/toolchain.h"
-#include "real_tools.h"
 
 using namespace tileperf;
 namespace fs = std::filesystem;

@@ -9,7 +9,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -19,9 +18,10 @@
 #include "fixtures.h"
 #include "gate/baseline.h"
 #include "gate/judgement.h"
-#include "report/build_diff.h"
+#include "inspect/build_diff.h"
+#include "inspect/merge_review.h"
+#include "report/build_diff_text.h"
 #include "report/toolchain_preview.h"
-#include "results/merge_review.h"
 #include "support/error.h"
 #include "support/text.h"
 #include "support/work_paths.h"
@@ -172,14 +172,12 @@ BOOST_AUTO_TEST_CASE(every_caller_ends_in_the_state_judge_gives) {
       d.base = f.path("build-base");
       d.head = f.path("build-head");
       d.checks = kChecks;
-      d.json = f.path("diff.json");
       f.measured("build-base", base);
       f.measured("build-head", c.current);
-      std::ostringstream diff_text;
-      int diff_code = diff_builds(d, diff_text);
-      auto diff = nlohmann::json::parse(read_file(d.json));
+      BuildDiff built = diff_builds(d);
+      nlohmann::json diff = build_diff_json(built, d);
       BOOST_TEST(state_name(diff_state(diff.at("tests").at(0).at("state"))) == state_name(j.state));
-      BOOST_TEST(diff_code == j.exit_code());
+      BOOST_TEST(built.exit_code() == j.exit_code());
 
       // The toolchain preview and bisect: the state under the new tools.
       BOOST_TEST(state_name(preview_state(checked)) == state_name(j.compared));

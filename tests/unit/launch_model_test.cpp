@@ -8,19 +8,20 @@
 #include <cmath>
 #include <cstdio>
 
-#include "gate/compare.h"
-#include "gate/judgement.h"
-#include "readers/elf.h"
-#include "fixtures.h"
-#include "support/json_input.h"
 #include "analysis/launch_model.h"
-#include "readers/line_table.h"
 #include "analysis/loops.h"
-#include "metrics/metrics.h"
-#include "metrics/pipeline.h"
-#include "readers/resusage.h"
 #include "analysis/timeline.h"
 #include "analysis/warps.h"
+#include "fixtures.h"
+#include "gate/compare.h"
+#include "gate/judgement.h"
+#include "metrics/dump_record.h"
+#include "metrics/measure.h"
+#include "metrics/metrics.h"
+#include "readers/elf.h"
+#include "readers/line_table.h"
+#include "readers/resusage.h"
+#include "support/json_input.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

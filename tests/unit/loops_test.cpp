@@ -5,14 +5,15 @@
 
 #include <cmath>
 
-#include "readers/elf.h"
-#include "fixtures.h"
-#include "support/json_input.h"
 #include "analysis/launch_model.h"
-#include "readers/line_table.h"
 #include "analysis/loops.h"
+#include "fixtures.h"
+#include "metrics/dump_record.h"
+#include "metrics/measure.h"
 #include "metrics/metrics.h"
-#include "metrics/pipeline.h"
+#include "readers/elf.h"
+#include "readers/line_table.h"
+#include "support/json_input.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;

@@ -7,7 +7,7 @@
 
 #include "fixtures.h"
 #include "gate/baseline.h"
-#include "results/merge_review.h"
+#include "inspect/merge_review.h"
 #include "support/error.h"
 #include "support/text.h"
 #include "support/work_paths.h"

@@ -5,7 +5,7 @@
 
 #include "analysis/skeleton.h"
 #include "fixtures.h"
-#include "metrics/pipeline.h"
+#include "metrics/dump_record.h"
 #include "readers/tileir.h"
 #include "support/json_input.h"
 

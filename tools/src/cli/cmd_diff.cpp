@@ -1,12 +1,14 @@
 // tileperf diff: two builds (or their tileperf/ result folders) test by
-// test (report/build_diff.h).
+// test (inspect/build_diff.h, shown by report/build_diff_text.h).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
 #include "cli/commands.h"
-#include "report/build_diff.h"
+#include "inspect/build_diff.h"
+#include "report/build_diff_text.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace tileperf {
 
@@ -30,7 +32,10 @@ int run_diff(const Args& args) {
   app.add_flag("--ignore-registers", o.ignore_registers,
                "compare SASS with register numbers masked (R12 -> R?), so that renamed registers do not show");
   if (parse_args(app, args)) return kExitOk;
-  return diff_builds(o, std::cout);
+  BuildDiff d = diff_builds(o);
+  std::cout << build_diff_text(d, o);
+  if (!o.json.empty()) write_file_atomic(o.json, build_diff_json(d, o).dump(2) + "\n");
+  return d.exit_code();
 }
 
 }  // namespace tileperf

@@ -3,11 +3,13 @@
 
 #include <iostream>
 
-#include "cli/commands.h"
-#include "support/error.h"
-#include "metrics/metrics.h"
-#include "metrics/pipeline.h"
 #include "analysis/source_lines.h"
+#include "cli/commands.h"
+#include "metrics/dump_record.h"
+#include "metrics/measure.h"
+#include "metrics/metrics.h"
+#include "metrics/tool_outputs.h"
+#include "support/error.h"
 #include "support/text.h"
 #include "toolchain/toolchain.h"
 

@@ -1,4 +1,5 @@
-// tileperf loops: its options, then loops_report (report/loops_report.h).
+// tileperf loops: its options, then cubin_loops (inspect/cubin_loops.h) shown
+// by report/loops_text.h.
 #include <CLI/CLI.hpp>
 
 #include <utility>
@@ -6,7 +7,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "report/loops_report.h"
+#include "inspect/cubin_loops.h"
+#include "report/loops_text.h"
 #include "support/error.h"
 
 namespace tileperf {
@@ -38,7 +40,9 @@ int run_loops(const Args& args) {
                "and MMAs as bars to their completion, the waits and what they wait for");
   app.add_option("--latency", o.latencies, "set a latency of the replay, NAME=CYCLES (what-if; repeatable)");
   if (parse_args(app, args)) return kExitOk;
-  fmt::print("{}", loops_report(std::move(o)));
+  bool json = o.json, gantt = o.gantt;
+  CubinLoops loops = cubin_loops(std::move(o));
+  fmt::print("{}", json ? cubin_loops_json(loops).dump(2) + "\n" : cubin_loops_text(loops, gantt));
   return kExitOk;
 }
 

@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "support/error.h"
-#include "report/history_report.h"
+#include "inspect/merge_review.h"
 #include "report/formats.h"
+#include "report/history_report.h"
 #include "report/view.h"
 #include "results/result.h"
-#include "results/merge_review.h"
+#include "support/error.h"
 #include "support/text.h"
 
 namespace tileperf {

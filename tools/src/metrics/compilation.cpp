@@ -4,12 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "toolchain/cache.h"
-#include "toolchain/cache_paths.h"
+#include "metrics/dump_record.h"
+#include "metrics/tool_outputs.h"
 #include "support/error.h"
 #include "support/json_input.h"
-#include "metrics/pipeline.h"
 #include "support/text.h"
+#include "toolchain/cache.h"
+#include "toolchain/cache_paths.h"
 #include "toolchain/toolchain.h"
 
 namespace tileperf {

@@ -12,10 +12,11 @@
 
 #include "metrics/compilation.h"
 #include "metrics/disasm_batch.h"
+#include "metrics/tool_outputs.h"
+#include "readers/elf.h"
 #include "support/error.h"
 #include "support/forked.h"
 #include "support/json_input.h"
-#include "metrics/pipeline.h"
 #include "support/text.h"
 #include "support/work_paths.h"
 

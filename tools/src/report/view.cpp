@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "results/merge_review.h"
+#include "inspect/merge_review.h"
 #include "support/work_paths.h"
 
 namespace tileperf {

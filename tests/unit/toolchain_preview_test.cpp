@@ -1,4 +1,4 @@
-#define BOOST_TEST_MODULE preview
+#define BOOST_TEST_MODULE toolchain_preview
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>

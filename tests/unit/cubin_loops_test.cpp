@@ -1,13 +1,14 @@
-// What `tileperf loops` shows, on captured tool output: the loop tree and
-// the main loop's choice, the launch estimate with the resource usage, the
-// JSON form, and the located errors of bad options and listings.
-#define BOOST_TEST_MODULE loops_report
+// What `tileperf loops` finds and shows, on captured tool output: the loop
+// tree and the main loop's choice, the launch estimate with the resource
+// usage, the JSON form, and the located errors of bad options and listings.
+#define BOOST_TEST_MODULE cubin_loops
 #include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include "fixtures.h"
-#include "report/loops_report.h"
+#include "inspect/cubin_loops.h"
+#include "report/loops_text.h"
 
 using namespace tileperf;
 using tileperf::testing::fixture_path;
@@ -24,10 +25,16 @@ LoopsOptions matmul(bool with_res_usage) {
   return o;
 }
 
+// What the command prints.
+std::string shown(const LoopsOptions& o) {
+  CubinLoops r = cubin_loops(o);
+  return o.json ? cubin_loops_json(r).dump(2) + "\n" : cubin_loops_text(r, o.gantt);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_tree_names_the_main_loop_and_why) {
-  std::string text = loops_report(matmul(false));
+  std::string text = shown(matmul(false));
   BOOST_TEST(text.rfind("matmul (sm_90a): 2 loop(s), 9 retry loop(s), 9 backward branch(es) that are not loops; "
                         "cost 20806 per block, 85221376 per launch of 4096 blocks\n",
                         0) == 0,
@@ -42,7 +49,10 @@ BOOST_AUTO_TEST_CASE(without_the_resource_usage_the_loops_stand_alone) {
   LoopsOptions o;
   o.input = fixture_path("matmul.f16_128x128x64.sm_120.cubin");  // its listing beside it, no resource usage
   o.tc.cuobjdump = "/nonexistent/cuobjdump";
-  std::string text = loops_report(o);
+  CubinLoops r = cubin_loops(o);
+  BOOST_TEST(r.no_res_usage);
+  BOOST_TEST(!r.measurement);
+  std::string text = cubin_loops_text(r, false);
   BOOST_TEST(text.find("main loop 0x1300-0x27e0: the most work per block, 4.376e+04") != std::string::npos, text);
   BOOST_TEST(text.find("launch on") == std::string::npos);
   BOOST_TEST(
@@ -52,7 +62,7 @@ BOOST_AUTO_TEST_CASE(without_the_resource_usage_the_loops_stand_alone) {
 BOOST_AUTO_TEST_CASE(with_the_resource_usage_the_launch_is_estimated_and_drawn) {
   LoopsOptions o = matmul(true);
   o.gantt = true;
-  std::string text = loops_report(o);
+  std::string text = shown(o);
   BOOST_TEST(text.find("launch on sm_90 (NVIDIA H200 SXM, measured") != std::string::npos, text);
   BOOST_TEST(text.find("  256 threads (8 warps) per CTA, 255 registers, 197784 bytes of shared memory; 4096 CTAs") !=
              std::string::npos);
@@ -63,7 +73,7 @@ BOOST_AUTO_TEST_CASE(with_the_resource_usage_the_launch_is_estimated_and_drawn) 
 BOOST_AUTO_TEST_CASE(the_json_form_holds_each_loop_and_the_launch) {
   LoopsOptions o = matmul(true);
   o.json = true;
-  auto j = nlohmann::json::parse(loops_report(o));
+  auto j = nlohmann::json::parse(shown(o));
   BOOST_TEST(j.at("arch") == "sm_90a");
   BOOST_TEST(j.at("loops").size() == 11u);
   int main_loops = 0;
@@ -76,9 +86,9 @@ BOOST_AUTO_TEST_CASE(the_json_form_holds_each_loop_and_the_launch) {
 BOOST_AUTO_TEST_CASE(a_latency_override_changes_the_replay) {
   LoopsOptions o = matmul(true);
   o.json = true;
-  auto base = nlohmann::json::parse(loops_report(o));
+  auto base = nlohmann::json::parse(shown(o));
   o.latencies = {"mma_result=2000"};
-  auto slow = nlohmann::json::parse(loops_report(o));
+  auto slow = nlohmann::json::parse(shown(o));
   double before = base.at("loops")[0].at("replay_cycles_per_iteration"),
          after = slow.at("loops")[0].at("replay_cycles_per_iteration");
   BOOST_TEST(before == 623.41, boost::test_tools::tolerance(0.001));
@@ -88,19 +98,19 @@ BOOST_AUTO_TEST_CASE(a_latency_override_changes_the_replay) {
 BOOST_AUTO_TEST_CASE(bad_options_and_listings_are_named) {
   LoopsOptions o = matmul(false);
   o.latencies = {"mma=3"};
-  BOOST_CHECK_EXCEPTION(loops_report(o), UsageError, [](const UsageError& e) {
+  BOOST_CHECK_EXCEPTION(shown(o), UsageError, [](const UsageError& e) {
     return std::string(e.what()).rfind("loops: --latency mma=3: expected NAME=CYCLES with NAME one of global_load, ",
                                        0) == 0;
   });
   LoopsOptions listing;
   listing.input = fixture_path("matmul.f16_128x128x64.sm_90.sass");
   listing.gantt = true;
-  BOOST_CHECK_EXCEPTION(loops_report(listing), UsageError, [](const UsageError& e) {
+  BOOST_CHECK_EXCEPTION(shown(listing), UsageError, [](const UsageError& e) {
     return std::string(e.what()) == "loops: --gantt needs a cubin (its threads per block and line table)";
   });
   LoopsOptions garbage;
   garbage.input = fixture_path("broken/gelu.garbage.sass");
-  BOOST_TEST(testing::error_message([&] { loops_report(garbage); }) ==
-             "tileperf: error: " + garbage.input + ":13: unrecognized line in SASS listing\n" +
-                 line_at(read_file(garbage.input), 13) + "\n");
+  BOOST_TEST(testing::error_message([&] { shown(garbage); }) == "tileperf: error: " + garbage.input +
+                                                                    ":13: unrecognized line in SASS listing\n" +
+                                                                    line_at(read_file(garbage.input), 13) + "\n");
 }

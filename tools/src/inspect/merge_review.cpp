@@ -1,17 +1,17 @@
-#include "results/merge_review.h"
+#include "inspect/merge_review.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
 
+#include "analysis/source_lines.h"
 #include "gate/baseline.h"
 #include "gate/compare.h"
 #include "gate/judgement.h"
+#include "gate/policy.h"
 #include "support/error.h"
 #include "support/json_input.h"
-#include "gate/policy.h"
-#include "analysis/source_lines.h"
 #include "support/text.h"
 #include "support/work_paths.h"
 

@@ -1,4 +1,4 @@
-#define BOOST_TEST_MODULE report_view
+#define BOOST_TEST_MODULE view
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>

@@ -1,93 +1,22 @@
-// What `tileperf loops` shows of a cubin or SASS listing (loops_report.h).
-#include "report/loops_report.h"
+// What `tileperf loops` shows (loops_text.h).
+#include "report/loops_text.h"
 
 #include <algorithm>
-#include <cmath>
-#include <filesystem>
-#include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/cost_model.h"
+#include "analysis/launch_model.h"
 #include "analysis/loops.h"
 #include "analysis/skeleton.h"
+#include "analysis/timeline.h"
 #include "metrics/metrics.h"
-#include "metrics/pipeline.h"
-#include "readers/elf.h"
-#include "readers/line_table.h"
-#include "metrics/remark_metrics.h"
-#include "readers/remarks.h"
-#include "support/error.h"
-#include "support/json_input.h"
 #include "support/text.h"
-#include "support/work_paths.h"
-#include "toolchain/toolchain.h"
 
 namespace tileperf {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-std::map<std::string, double> latency_overrides(const std::vector<std::string>& settings) {
-  std::map<std::string, double> out;
-  Latencies known;
-  for (const auto& s : settings) {
-    auto eq = s.find('=');
-    std::optional<double> value;
-    if (eq != std::string::npos) value = parse_decimal(s.substr(eq + 1), 12);
-    std::string name = s.substr(0, eq);
-    if (!value.has_value() || !set_latency(known, name, value.value_or(0))) {
-      std::vector<std::string> names;
-      for (auto& [field, at] : latency_fields(known)) names.push_back(field);
-      throw UsageError(
-          fmt::format("loops: --latency {}: expected NAME=CYCLES with NAME one of {}", s, fmt::join(names, ", ")));
-    }
-    out[name] = value.value_or(0);
-  }
-  return out;
-}
-
-bool is_elf(const std::string& data) {
-  return data.rfind(
-             "\x7f"
-             "ELF",
-             0) == 0;
-}
-
-// Beside build/tileperf/<kernel>/<config>.<arch>.cubin, a test leaves
-// <config>.<arch>.sass, .remarks.yaml and <config>.tileirbc.json: the file
-// of `kind` beside `cubin` when it is there, else "".
-std::string sibling(const std::string& cubin, FileKind kind) {
-  auto prefix = prefix_of(cubin, FileKind::kCubin);
-  if (!prefix) return "";
-  std::string candidate = prefixed_file(*prefix, kind);
-  return fs::exists(candidate) ? candidate : "";
-}
-
-// What the name of `cubin` says (its kernel folder's name left out), or
-// nullopt when it is no <config>.<arch>.cubin.
-std::optional<FileId> cubin_id(const std::string& cubin) {
-  auto id = parse_relative_path("kernel/" + fs::path(cubin).filename().string(), false);
-  if (!id || id->kind != FileKind::kCubin) return std::nullopt;
-  return id;
-}
-
-std::string dump_record_beside(const std::string& cubin) {
-  auto id = cubin_id(cubin);
-  if (!id) return "";
-  std::string name =
-      fs::path(relative_path({FileKind::kDumpRecord, id->kernel, id->config, "", ""})).filename().string();
-  fs::path candidate = fs::path(cubin).parent_path() / name;
-  return fs::exists(candidate) ? candidate.string() : "";
-}
-
-// "sm_90" of build/tileperf/<kernel>/<config>.sm_90.cubin; empty otherwise.
-std::string arch_of_cubin_name(const std::string& cubin) {
-  auto id = cubin_id(cubin);
-  return id ? id->arch : "";
-}
 
 std::string count_source(const SkeletonLoop& l) {
   switch (l.source) {
@@ -238,46 +167,6 @@ nlohmann::json loop_json(const LoopAnalysis& r) {
           {"unclassified", r.unclassified},
           {"notes", r.notes}};
 }
-
-// The tool output `loops` measures a cubin from: the files a test left
-// beside it, else cuobjdump run now.
-// Whether the resource usage the launch estimate needs is at hand: beside the
-// cubin, given, or from a cuobjdump that exists.
-bool loop_outputs(LoopsOptions& o, ToolOutputs& out) {
-  const std::string& cubin = o.input;
-  if (o.sass.empty()) o.sass = sibling(cubin, FileKind::kSass);
-  if (o.remarks.empty()) o.remarks = sibling(cubin, FileKind::kRemarks);
-  std::string res_usage = o.res_usage.empty() ? sibling(cubin, FileKind::kResUsage) : o.res_usage;
-  bool can_run = fs::exists(o.tc.cuobjdump);
-  if (!o.sass.empty()) {
-    out.sass_text = read_file(o.sass);
-    out.sass_name = o.sass;
-  } else {
-    out.sass_text = run_cuobjdump(o.tc, {"--dump-sass"}, cubin);
-    out.sass_name = "cuobjdump --dump-sass " + cubin;
-    out.from_tools = true;
-  }
-  if (!res_usage.empty()) {
-    out.res_usage_text = read_file(res_usage);
-    out.res_usage_name = res_usage;
-  } else if (can_run) {
-    out.res_usage_text = run_cuobjdump(o.tc, {std::begin(kResUsageArgs), std::end(kResUsageArgs)}, cubin);
-    out.res_usage_name = "cuobjdump -res-usage " + cubin;
-  } else {
-    return false;
-  }
-  if (!o.remarks.empty()) {
-    out.remarks_text = read_file(o.remarks);
-    out.remarks_name = o.remarks;
-  }
-  // <config>.<arch>.tileir beside <config>.<arch>.cubin.
-  if (std::string tileir = sibling(cubin, FileKind::kTileir); !tileir.empty()) {
-    out.tileir_text = read_file(tileir);
-    out.tileir_name = tileir;
-  }
-  return true;
-}
-
 void add_gantt(std::string& out, const LoopAnalysis& r, const LaunchEstimate& e, int loop, const char* title) {
   auto it = e.timeline.loops.find(static_cast<std::size_t>(loop));
   if (it == e.timeline.loops.end()) return;
@@ -315,95 +204,51 @@ void add_launch(std::string& out, const Measurement& m) {
       e.overlap < 0 ? std::string("(no main loop)") : fmt::format("{:.0f}%", 100 * e.overlap));
   for (const auto& note : e.notes) out += fmt::format("  note: {}\n", note);
 }
+}  // namespace
 
-void add_report(std::string& out, const LoopsOptions& o, const SassListing& listing, const LoopAnalysis& report,
-                const Measurement* m, const Problem* problem) {
-  if (o.json) {
-    auto j = loop_json(report);
-    if (m) {
-      j["launch"] = launch_metrics(m->launch);
-      if (m->skeleton.evaluated) j["skeleton"] = skeleton_json(m->skeleton);
-      for (const auto& [index, replay] : m->launch.timeline.loops) {
-        j["loops"][index]["replay_cycles_per_iteration"] = replay.cycles_per_iteration;
-      }
-    }
-    out += j.dump(2) + "\n";
-    return;
-  }
+std::string cubin_loops_text(const CubinLoops& r, bool gantt) {
+  std::string out;
+  const LoopAnalysis& report = r.loops;
+  const Measurement* m = r.measurement ? &*r.measurement : nullptr;
   std::size_t loops = 0, spin = 0;
   for (const auto& l : report.loops) (l.spin ? spin : loops)++;
   std::vector<std::string> names;
-  for (const auto& f : listing.functions) names.push_back(f.name);
+  for (const auto& f : r.listing.functions) names.push_back(f.name);
   out += fmt::format(
       "{} ({}): {} loop(s), {} retry loop(s), {} backward branch(es) that are not loops; cost {:.0f} per "
       "block{}\n",
       fmt::join(names, ", "), report.arch, loops, spin, report.backward_non_loop_edges, report.block_cost,
-      problem ? fmt::format(", {:.0f} per launch of {} blocks",
-                            report.block_cost * static_cast<double>(problem->blocks), problem->blocks)
-              : "");
+      r.problem ? fmt::format(", {:.0f} per launch of {} blocks",
+                              report.block_cost * static_cast<double>(r.problem->blocks), r.problem->blocks)
+                : "");
   add_tree(out, report, -1, 1);
   out += fmt::format("  {}\n", main_choice(report));
   if (m && m->lines.counts.empty()) out += fmt::format("  (the cubin has no line table)\n");
   for (const auto& note : report.notes) out += fmt::format("  note: {}\n", note);
-  if (!m) return;
+  if (r.no_res_usage) {
+    out += "  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n";
+  }
+  if (!m) return out;
   add_skeleton(out, m->skeleton);
   add_launch(out, *m);
-  if (o.gantt) {
+  if (gantt) {
     add_gantt(out, report, m->launch, report.main, "main loop");
     if (int p = producer_loop(report); p >= 0) add_gantt(out, report, m->launch, p, "producer loop");
     if (report.main < 0) out += fmt::format("\nno main loop to draw\n");
   }
+  return out;
 }
 
-}  // namespace
-
-std::string loops_report(LoopsOptions o) {
-  auto overrides = latency_overrides(o.latencies);
-  std::string out;
-
-  std::string data = read_file(o.input);
-  std::optional<Problem> problem;
-  if (is_elf(data)) {
-    if (o.dump_info.empty()) o.dump_info = dump_record_beside(o.input);
+nlohmann::json cubin_loops_json(const CubinLoops& r) {
+  auto j = loop_json(r.loops);
+  if (const Measurement* m = r.measurement ? &*r.measurement : nullptr) {
+    j["launch"] = launch_metrics(m->launch);
+    if (m->skeleton.evaluated) j["skeleton"] = skeleton_json(m->skeleton);
+    for (const auto& [index, replay] : m->launch.timeline.loops) {
+      j["loops"][index]["replay_cycles_per_iteration"] = replay.cycles_per_iteration;
+    }
   }
-  if (!o.dump_info.empty()) {
-    problem = problem_from_record(
-        record_for_arch(parse_json(read_file(o.dump_info), o.dump_info), arch_of_cubin_name(o.input), o.dump_info),
-        o.dump_info);
-  }
-  if (!is_elf(data)) {
-    if (o.gantt) throw UsageError("loops: --gantt needs a cubin (its threads per block and line table)");
-    std::istringstream in(read_file(o.sass.empty() ? o.input : o.sass));
-    SassListing listing = parse_sass(in, o.sass.empty() ? o.input : o.sass);
-    std::int64_t hint = 0;
-    if (!o.remarks.empty()) hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
-    LoopAnalysis report = analyze_loops(listing, {nullptr, problem ? &*problem : nullptr, hint});
-    add_report(out, o, listing, report, nullptr, problem ? &*problem : nullptr);
-    return out;
-  }
-  ToolOutputs outputs;
-  if (!loop_outputs(o, outputs)) {
-    // Without the resource usage there is no launch estimate: the loops alone.
-    if (o.gantt) throw UsageError("loops: --gantt needs the cubin's resource usage (--res-usage, or --cuobjdump)");
-    std::istringstream in(outputs.sass_text);
-    SassListing listing = parse_sass(in, outputs.sass_name);
-    ElfFile elf = parse_elf(data, o.input);
-    LineTable lines = read_line_table(data, elf, o.input);
-    std::int64_t hint = 0;
-    if (!o.remarks.empty()) hint = tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
-    int warps = static_cast<int>(
-        std::min<std::int64_t>((kernel_of(listing, data, elf, o.input).threads_per_block() + 31) / 32, kMaxWarps));
-    LoopAnalysis report = analyze_loops(listing, {&lines, problem ? &*problem : nullptr, hint, warps});
-    add_report(out, o, listing, report, nullptr, problem ? &*problem : nullptr);
-    if (!o.json)
-      out += fmt::format("  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n");
-    return out;
-  }
-  Measurement m = measure(outputs, o.input, problem ? &*problem : nullptr, true, overrides);
-  std::istringstream in(outputs.sass_text);
-  SassListing listing = parse_sass(in, outputs.sass_name);
-  add_report(out, o, listing, m.loops, &m, problem ? &*problem : nullptr);
-  return out;
+  return j;
 }
 
 }  // namespace tileperf

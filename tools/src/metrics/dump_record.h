@@ -1,0 +1,27 @@
+// The dump record's launch facts (<config>.tileirbc.json, written by the
+// dump step): the record as one architecture sees it, and its problem.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/launch_model.h"
+
+namespace tileperf {
+
+// The "problem" of a dump record, if it has one; InputError naming
+// `filename` when it is malformed, and the configuration file's place
+// when the dump step found the problem not to fit the kernel
+// ("problem_error": a trip count naming no loop).
+std::optional<Problem> problem_from_record(const nlohmann::json& record, const std::string& filename);
+
+// The dump record as architecture `arch` sees it: a configuration exported
+// per architecture (its launch or its problem depends on it) keeps each
+// one's problem, signature and bytecode file name under "archs"; they
+// replace the record's own (an empty `arch`: the record as it is, whose
+// own are the first architecture's). InputError when it has none for `arch`.
+nlohmann::json record_for_arch(const nlohmann::json& record, const std::string& arch, const std::string& filename);
+
+}  // namespace tileperf
