@@ -337,7 +337,7 @@ endfunction()
 #   Adds a kernel's perf tests (the `compile_batch` entries of its record,
 #   which the batch list names) to the compile batch: the test compile.batch compiles, ahead of the checks,
 #   every configuration of the list the result cache lacks (tileiras in
-#   parallel, one nvdisasm per architecture) and puts the tool output into
+#   parallel, a few nvdisasm calls per architecture) and puts the tool output into
 #   the cache, where the checks find it. It is a fixture of every perf test,
 #   and compiles only for the tests the ctest that runs it selected (`ctest
 #   -R`, `-L sm_90`, one shard `-I k,,N`; see tools/src/toolchain/ctest_selection.h).

@@ -438,7 +438,7 @@ struct ClassCost {
   std::string busiest;
 };
 
-// The trips of `mean`'s loops for class `cls` of the skeleton: a loop
+// The trips of `mean`'s loops for class `c` of the skeleton: a loop
 // counted by the skeleton takes its computed loops' iterations over
 // executions.
 std::vector<double> class_trips(const LoopAnalysis& mean, const BlockClass& c) {

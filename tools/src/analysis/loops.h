@@ -113,7 +113,7 @@ struct LoopInfo {
   std::optional<LineRange> lines;  // source lines of the body, in the kernel's file
 };
 
-// The loops of one listing, analysed (report/loops_report renders it for
+// The loops of one listing, analysed (report/loops_text renders it for
 // `tileperf loops`; a check keeps its main loop for the message).
 struct LoopAnalysis {
   std::string arch;

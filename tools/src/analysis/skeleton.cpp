@@ -165,7 +165,7 @@ class Evaluator {
     // sides (as the SASS's blocks are), and the code after it as if neither
     // side left the loop or the kernel. A side that may leave the loop is
     // remembered: the loop being iterated decides what that means for its
-    // count (loop_doubt()).
+    // count (see Doubt; run_for and run_loop use it).
     Val why = c.kind == Val::kUnknown ? c : unknown(Why::kUnsupported, index);
     if (a_.has_content(index)) {
       for (const auto& region : op.regions) {

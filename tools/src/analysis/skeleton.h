@@ -99,7 +99,7 @@ struct Skeleton {
   std::vector<std::string> notes;
 
   std::int64_t blocks() const;
-  // The class of block `b` in dispatch order (x fastest, then y, then z).
+  // The class of block `block` in dispatch order (x fastest, then y, then z).
   int class_of(std::int64_t block) const;
   // The per-execution trips of every loop as trip declarations, for the
   // loops of the SASS (loops.h): of one class, or of the whole launch

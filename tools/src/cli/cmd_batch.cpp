@@ -1,4 +1,5 @@
-// tileperf batch: the compile-and-disassemble batch of one architecture,
+// tileperf batch: the compile-and-disassemble batch of every architecture
+// of a list (or of one, --arch),
 // run by the test compile.batch before the perf checks (see
 // compile_batch.h).
 #include <CLI/CLI.hpp>
@@ -44,7 +45,7 @@ int default_jobs() {
 int run_batch(const Args& args) {
   CLI::App app(
       "Compile and disassemble, ahead of the checks, every perf test of a batch list that "
-      "the result cache lacks: tileiras in parallel, nvdisasm once for the batch. Each check "
+      "the result cache lacks: tileiras in parallel, nvdisasm a few times per architecture. Each check "
       "then finds its entry in the cache; what the batch could not do is left to the check.",
       "batch");
   std::string run_file, list, toolchain_file, cache_dir, arch, build_dir, project_dir;

@@ -1,11 +1,11 @@
-// The compile-and-disassemble batch: for every perf test of one
-// architecture in a list, the tool output a check would make (cubin,
+// The compile-and-disassemble batch: for every perf test in a list (every
+// architecture's, or one's), the tool output a check would make (cubin,
 // remarks, SASS listing, resource usage, TileIR text), made ahead of the
 // checks and put into the result cache, where each check then finds it.
 // tileiras runs once per configuration, in up to `jobs` processes at a time;
-// nvdisasm runs once per architecture for the whole batch (see
-// disasm_batch.h), those calls too up to `jobs` at a time, instead of once
-// per cubin. A configuration the batch cannot compile or disassemble
+// nvdisasm runs a few raw calls per architecture for the whole batch (one
+// per 2 MiB of code, split further so that each of the `jobs` workers has
+// one; see disasm_batch.h) instead of once per cubin. A configuration the batch cannot compile or disassemble
 // is left to its check, which repeats the step alone and reports it; the
 // batch itself never fails a test.
 #pragma once

@@ -28,13 +28,13 @@ std::string history_text(const HistoryView& view);
 nlohmann::json history_json(const HistoryView& view);
 std::string history_html(const HistoryView& view);
 
-// One drift in words: "sass.instructions 100 -> 103 (+3, +3.0%; limit +1)
-// over 3 step(s) each within it, from a1b2c3d to d4e5f6a, past the limit at
-// c3d4e5f: b2c3d4e +1, c3d4e5f +1, d4e5f6a +1".
 // The drifts a --json file of `tileperf history` holds, as text, by test
 // (for the summary's lines); an InputError names the file otherwise.
 std::map<std::string, std::vector<std::string>> read_drift_notes(const std::string& path);
 
+// One drift in words: "sass.instructions 100 -> 103 (+3, +3.0%; limit +1)
+// over 3 step(s) each within it, from a1b2c3d to d4e5f6a, past the limit at
+// c3d4e5f: b2c3d4e +1, c3d4e5f +1, d4e5f6a +1".
 std::string describe_drift(const HistoryView& v, const TestSeries& t, const MetricSeries& s, const Drift& d);
 
 }  // namespace tileperf

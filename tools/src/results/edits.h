@@ -1,5 +1,6 @@
 // The gate's self-test: edits of shipped kernels (tests/mutants,
-// tests/noop) and the verdict on each check of an edited kernel.
+// tests/noop, tests/validation) and the verdict on each check of an edited
+// kernel.
 //
 // A mutant is caught when its check failed (regressed, or signature changed:
 // a mutant of the configuration changes what is exported) and every metric
@@ -61,8 +62,10 @@ struct EditVerdict {
 // `result` is null when the check left no result file.
 EditVerdict judge_edit(const EditExpectation& edit, const TestResult* result);
 
-// The edits manifest the CMake registration writes: a JSON list of
-// {"name", "kind": "mutant"|"noop", "expect": [...], "configs": [...]}.
+// The edits manifest tests/edits/edits.py writes at configure time: a JSON
+// list of {"name", "kind": "mutant"|"noop"|"validation", "expect": [...],
+// "configs": [...]}, with "archs" where an edit is for some architectures
+// only, and a validation edit's "measured" runtime change and known "miss".
 std::vector<EditExpectation> edits_from_json(const nlohmann::json& j, const std::string& filename);
 const EditExpectation& find_edit(const std::vector<EditExpectation>& edits, const std::string& name,
                                  const std::string& filename);

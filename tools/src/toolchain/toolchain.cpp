@@ -104,9 +104,9 @@ void require_file(const std::string& path, const char* tool) {
   if (!fs::exists(path)) throw SkipError(fmt::format("{} not found at '{}'", tool, path));
 }
 
-// What a tool run as `what` did wrong, or "" when it did its work: failed
-// (crash, hang, exit code, flood), reported an error with exit 0, or printed
-// nothing where output was expected.
+// What the tool run `r`, which said `said`, did wrong, or "" when it did
+// its work: failed (crash, hang, exit code, flood), reported an error with
+// exit 0, or printed nothing where `needs_output` expected output.
 std::string tool_failure(const ProcessResult& r, const std::string& said, bool needs_output) {
   std::string first = first_error_line(said);
   if (!r.ok())
