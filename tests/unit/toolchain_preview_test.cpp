@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "diffs.h"
 #include "fixtures.h"
 #include "report/toolchain_preview.h"
 #include "results/run_record.h"
@@ -15,14 +16,7 @@ namespace {
 
 MetricDiff diff(const std::string& name, std::int64_t base, std::int64_t cur, Verdict v,
                 Direction dir = Direction::kLower) {
-  MetricDiff d;
-  d.name = name;
-  d.baseline = base;
-  d.current = cur;
-  d.direction = dir;
-  d.verdict = v;
-  d.change = base == 0 ? Change::kNew : cur == 0 ? Change::kRemoved : Change::kChanged;
-  return d;
+  return testing::metric_diff(name, base, cur, dir, v);
 }
 
 TestResult bumped(const std::string& kernel, const std::string& arch, std::vector<MetricDiff> diffs, State compared) {

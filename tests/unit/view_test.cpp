@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "diffs.h"
 #include "report/formats.h"
 #include "report/view.h"
 
@@ -12,15 +13,7 @@ namespace {
 
 MetricDiff diff(const std::string& name, std::int64_t base, std::int64_t cur, Direction dir, Verdict v,
                 double limit = 0) {
-  MetricDiff d;
-  d.name = name;
-  d.baseline = base;
-  d.current = cur;
-  d.direction = dir;
-  d.verdict = v;
-  d.limit = limit;
-  d.change = base == 0 ? Change::kNew : cur == 0 ? Change::kRemoved : Change::kChanged;
-  return d;
+  return testing::metric_diff(name, base, cur, dir, v, limit);
 }
 
 TestResult result(const std::string& kernel, const std::string& arch, State state) {
