@@ -272,8 +272,6 @@ BuildDiff diff_sides(const Side& base, const Side& head, const std::string& chec
                      const std::optional<std::regex>& filter) {
   auto selected = [&](const std::string& name) { return !filter || std::regex_search(name, *filter); };
   BuildDiff run;
-  for (const char* s : kDiffStates) run.counts[s] = 0;
-  std::map<std::string, Policy> policies;  // by kernel/config
   for (const auto& [name, t] : base.tests) {
     if (selected(name) && !head.tests.contains(name)) run.removed.push_back(name);
   }
@@ -290,7 +288,6 @@ BuildDiff diff_sides(const Side& base, const Side& head, const std::string& chec
       policy = run.policies.emplace(key, load_policy(checks, h.metrics.id.kernel, h.metrics.id.config)).first;
     }
     run.diffs.push_back(diff_test(name, b->second, h, policy->second, o));
-    ++run.counts[run.diffs.back().state];
   }
   return run;
 }
@@ -301,6 +298,13 @@ std::string Span::addresses() const {
   if (size() == 0) return "empty";
   return fmt::format("{:#06x}-{:#06x}", function->instructions[first].address,
                      function->instructions[last - 1].address);
+}
+
+std::map<std::string, std::size_t> BuildDiff::counts() const {
+  std::map<std::string, std::size_t> out;
+  for (const char* s : kDiffStates) out[s] = 0;
+  for (const auto& t : diffs) ++out[t.state];
+  return out;
 }
 
 int BuildDiff::exit_code() const {

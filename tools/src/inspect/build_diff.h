@@ -106,8 +106,9 @@ struct BuildDiff {
   BuildFacts facts;                        // the head's
   std::vector<TestDiff> diffs;
   std::vector<std::string> added, removed;
-  std::map<std::string, std::size_t> counts;  // by kDiffStates
-  std::map<std::string, Policy> policies;     // by kernel/config; broken invariants point at their invariants
+  std::map<std::string, Policy> policies;  // by kernel/config; broken invariants point at their invariants
+  // How many of `diffs` end in each of kDiffStates, every one listed.
+  std::map<std::string, std::size_t> counts() const;
   // The exit code of the state first in the states table's order among the
   // tests: regressed, signature changed or toolchain changed fail the diff
   // as they fail the check.

@@ -49,12 +49,6 @@ std::map<std::string, double> latency_overrides(const std::vector<std::string>& 
   return out;
 }
 
-bool is_elf(const std::string& data) {
-  return data.rfind(
-             "\x7f"
-             "ELF",
-             0) == 0;
-}
 // Beside build/tileperf/<kernel>/<config>.<arch>.cubin, a test leaves
 // <config>.<arch>.sass, .remarks.yaml, .res-usage.txt and .tileir: the file
 // of `kind` beside `cubin` when it is there, else "". (The dump record,
@@ -88,6 +82,7 @@ std::string arch_of_cubin_name(const std::string& cubin) {
   auto id = cubin_id(cubin);
   return id ? id->arch : "";
 }
+
 // Fills `out` with the tool output a cubin is measured from: the files
 // given or left beside it, else cuobjdump run now. Returns whether the
 // resource usage the launch estimate needs is at hand.
@@ -101,7 +96,7 @@ bool loop_outputs(LoopsOptions& o, ToolOutputs& out) {
     out.sass_text = read_file(o.sass);
     out.sass_name = o.sass;
   } else {
-    out.sass_text = run_cuobjdump(o.tc, {"--dump-sass"}, cubin);
+    out.sass_text = run_cuobjdump(o.tc, {std::begin(kSassArgs), std::end(kSassArgs)}, cubin);
     out.sass_name = "cuobjdump --dump-sass " + cubin;
     out.from_tools = true;
   }
@@ -125,6 +120,8 @@ bool loop_outputs(LoopsOptions& o, ToolOutputs& out) {
   }
   return true;
 }
+
+// The tensor-core shape hint of the remarks given or found, 0 without.
 std::int64_t remark_hint(const LoopsOptions& o) {
   if (o.remarks.empty()) return 0;
   return tensor_macs_hint(remark_metrics(parse_remarks(read_file(o.remarks), o.remarks)));
@@ -160,8 +157,7 @@ CubinLoops cubin_loops(LoopsOptions o) {
     r.listing = parse_sass(in, outputs.sass_name);
     ElfFile elf = parse_elf(data, o.input);
     LineTable lines = read_line_table(data, elf, o.input);
-    int warps = static_cast<int>(
-        std::min<std::int64_t>((kernel_of(r.listing, data, elf, o.input).threads_per_block() + 31) / 32, kMaxWarps));
+    int warps = kernel_warps(kernel_of(r.listing, data, elf, o.input));
     r.loops = analyze_loops(r.listing, {&lines, problem, remark_hint(o), warps});
     r.no_res_usage = true;
     return r;

@@ -101,6 +101,10 @@ KernelAttributes kernel_of(const SassListing& sass, const std::string& cubin_dat
   return {};
 }
 
+int kernel_warps(const KernelAttributes& attributes) {
+  return static_cast<int>(std::min<std::int64_t>((attributes.threads_per_block() + 31) / 32, kMaxWarps));
+}
+
 Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const Problem* problem, bool keep_events,
                     const std::map<std::string, double>& latency_overrides) {
   std::istringstream sass_in(outputs.sass_text);
@@ -128,7 +132,7 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   out.lines = count_source_lines(sass, lines);
   KernelAttributes attributes = kernel_of(sass, cubin_data, elf, cubin);
   std::int64_t hint = tensor_macs_hint(out.values);
-  int warps = static_cast<int>(std::min<std::int64_t>((attributes.threads_per_block() + 31) / 32, kMaxWarps));
+  int warps = kernel_warps(attributes);
   std::vector<TripDeclaration> computed;
   if (tileir) {
     SkeletonInputs skeleton{&tileir->program,

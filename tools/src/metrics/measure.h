@@ -40,6 +40,10 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
 KernelAttributes kernel_of(const SassListing& sass, const std::string& cubin_data, const ElfFile& elf,
                            const std::string& cubin);
 
+// The warps a block of the kernel runs: its threads rounded up to whole
+// warps, at most kMaxWarps; 0 when the cubin gives no thread count.
+int kernel_warps(const KernelAttributes& attributes);
+
 // Multiply-accumulates per tensor-core instruction whose opcode has no
 // shape (tcgen05): the mean of the tensor-core remarks' shapes, 0 without.
 std::int64_t tensor_macs_hint(const std::map<std::string, std::int64_t>& remark_metrics);

@@ -46,12 +46,15 @@ std::string section_name(const Reader& r, const ElfSection& strtab, std::uint32_
 
 }  // namespace
 
+bool is_elf(std::string_view data) {
+  return data.starts_with(
+      "\x7f"
+      "ELF");
+}
+
 ElfFile parse_elf(const std::string& data, const std::string& filename) {
   Reader r(data, filename);
-  if (data.size() < 64 || std::memcmp(data.data(),
-                                      "\x7f"
-                                      "ELF",
-                                      4) != 0) {
+  if (data.size() < 64 || !is_elf(data)) {
     r.fail("not an ELF file (bad magic or shorter than an ELF header)");
   }
   if (data[4] != 2 || data[5] != 1) r.fail("not a 64-bit little-endian ELF file");

@@ -36,6 +36,9 @@ struct ElfFile {
 // not a complete ELF64 little-endian file.
 ElfFile parse_elf(const std::string& data, const std::string& filename);
 
+// Whether `data` begins with the ELF magic (parse_elf may still find it malformed).
+bool is_elf(std::string_view data);
+
 struct ElfSymbol {
   std::string name;
   std::uint64_t value = 0;

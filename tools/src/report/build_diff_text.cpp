@@ -184,8 +184,9 @@ std::string build_diff_text(const BuildDiff& run, const DiffOptions& o) {
   for (const auto& name : run.added) out += fmt::format("{}: added (only in head)\n", name);
   for (const auto& name : run.removed) out += fmt::format("{}: removed (only in base)\n", name);
   std::vector<std::string> parts;
+  auto counts = run.counts();
   for (const char* s : kDiffStates) {
-    if (std::size_t n = run.counts.at(s)) parts.push_back(fmt::format("{} {}", n, s));
+    if (std::size_t n = counts.at(s)) parts.push_back(fmt::format("{} {}", n, s));
   }
   out += fmt::format("{} test(s) in both: {}; {} added, {} removed (base {}, head {})\n", run.diffs.size(),
                      parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", ")), run.added.size(),
@@ -199,8 +200,9 @@ std::string build_diff_text(const BuildDiff& run, const DiffOptions& o) {
 nlohmann::json build_diff_json(const BuildDiff& run, const DiffOptions& o) {
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& t : run.diffs) tests.push_back(test_json(t, o));
-  return {{"format", kDiffFormat}, {"base", run.base_results}, {"head", run.head_results}, {"checks", run.facts.checks},
-          {"counts", run.counts},  {"added", run.added},       {"removed", run.removed},   {"tests", tests}};
+  return {
+      {"format", kDiffFormat},  {"base", run.base_results}, {"head", run.head_results}, {"checks", run.facts.checks},
+      {"counts", run.counts()}, {"added", run.added},       {"removed", run.removed},   {"tests", tests}};
 }
 
 }  // namespace tileperf
