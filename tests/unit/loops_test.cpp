@@ -247,21 +247,3 @@ BOOST_AUTO_TEST_CASE(a_record_per_architecture_gives_each_its_own_problem) {
              "tileperf: error: r.json: the configuration was exported for sm_120, sm_90 but not for "
              "sm_100: re-run the dump step\n");
 }
-
-BOOST_AUTO_TEST_CASE(the_dump_steps_architectures_are_the_launch_models) {
-  // A problem per architecture sizes its grid from archs.json's SM counts:
-  // they are the launch model's, row for row.
-  std::string path = std::string(TILEPERF_FIXTURES) + "/../../tools/tileperf_dump/archs.json";
-  auto archs = parse_json(read_file(path), path).at("archs");
-  BOOST_TEST(archs.size() == arch_table().size());
-  for (const auto& spec : arch_table()) {
-    std::string name(spec.arch);
-    BOOST_TEST_INFO(name);
-    BOOST_REQUIRE(archs.contains(name));
-    BOOST_TEST(archs.at(name).at("sms").get<int>() == spec.sms);
-    BOOST_TEST(archs.at(name).at("part").get<std::string>() == std::string(spec.part));
-    BOOST_TEST(archs.at(name).at("capability").at(0).get<int>() * 10 +
-                   archs.at(name).at("capability").at(1).get<int>() ==
-               std::stoi(name.substr(3)));
-  }
-}

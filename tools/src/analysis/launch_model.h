@@ -20,8 +20,9 @@
 //                            problem's arrays (the floor) against DRAM
 //   a launch                 launch overhead + max(waves, DRAM, L2)
 //
-// Every constant is in the architecture table of launch_model.cpp, with
-// whether it was measured on the H200 (tools/gpu/calibrate.sh) or derived.
+// Every constant is in the architecture table (arch_table.h, the rows of
+// tools/tileperf_dump/archs.json), with whether it was measured on the H200
+// (tools/gpu/calibrate.sh) or derived.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/arch_table.h"
 #include "readers/elf.h"
 #include "readers/line_table.h"
 #include "analysis/loops.h"
@@ -39,29 +41,6 @@
 #include "analysis/timeline.h"
 
 namespace tileperf {
-
-struct ArchSpec {
-  std::string_view arch;    // "sm_90"
-  std::string_view part;    // the GPU whose figures these are
-  std::string_view source;  // measured or derived, and from what
-  int sms = 0;
-  double clock_ghz = 0;
-  double dram_read_gbs = 0, dram_write_gbs = 0, dram_copy_gbs = 0, l2_gbs = 0;
-  std::int64_t registers = 0, max_threads = 0, max_blocks = 0;  // per SM
-  std::int64_t shared = 0, reserved_shared = 0;                 // bytes per SM, reserved per block
-  std::int64_t l1_and_shared = 0;                               // bytes of the SM's unified L1 and shared memory
-  double l2_latency = 0;                                        // cycles: where spills go when L1 cannot hold them
-  double launch_us = 0;                                         // an empty launch between CUDA events
-  double dispatch_ns = 0;                                       // what each block costs its SM to start
-  double tensor_macs = 0;    // dense fp16 MACs per clock per SM, as a large GEMM achieves them
-  double lsu_per_clock = 0;  // warp memory instructions per clock per SM
-  Latencies latency;
-};
-
-// The row for `arch` ("sm_90a" -> sm_90); the nearest row below it when
-// there is none.
-const ArchSpec& arch_spec(std::string_view arch);
-const std::vector<ArchSpec>& arch_table();
 
 struct LaunchInputs {
   const SassListing* listing = nullptr;
