@@ -1,7 +1,8 @@
 """A kernel library gated as it is: bare packages, classes derived from
 placeholders, trip counts named by function, problems per architecture and
-launches taken from the library's own host code (its tuner answered, one of
-several launches picked, lists of arrays, a launch that fails)."""
+launches taken from the library's own host code on the fake GPU (its tuner
+answered, one of several launches picked, lists of arrays, a launch that
+fails)."""
 
 import json
 import subprocess
@@ -120,7 +121,7 @@ def library(tmp_path, forget):
 
 
 def load(library):
-    return load_kernel_module(library / "gate" / "scale_gate.py", ["torch"], ["biglib"])
+    return load_kernel_module(library / "gate" / "scale_gate.py", [], ["biglib"])
 
 
 def test_a_bare_package_imports_a_kernel_module_without_its_init_chain(library):
@@ -134,22 +135,28 @@ def test_a_bare_package_imports_a_kernel_module_without_its_init_chain(library):
 
 
 def test_without_bare_packages_the_init_chain_stops_the_import(library):
-    """The stand-in's torch version compares (the chain goes past `torch.__version__
-    < "2.4"`), and the chain then stops at the module that is not installed."""
+    """torch's version compares (the chain goes past `torch.__version__ < "2.4"`),
+    and the chain then stops at the module that is not installed."""
     with pytest.raises(ModuleNotFoundError, match="numpy_that_is_not_here"):
-        load_kernel_module(library / "gate" / "scale_gate.py", ["torch"])
+        load_kernel_module(library / "gate" / "scale_gate.py")
+
+
+def test_torch_is_never_a_placeholder(library):
+    with pytest.raises(ValueError, match="torch is not a placeholder module: the dump step runs launch "
+                                         r"code against torch itself \(remove it from PLACEHOLDER_MODULES\)"):
+        load_kernel_module(library / "gate" / "scale_gate.py", ["torch"], ["biglib"])
 
 
 def test_a_class_derived_from_a_placeholder_behaves_like_it():
-    with library_imports(["torch"]):
-        import torch
+    with library_imports(["gpulib"]):
+        import gpulib
 
-        class Op(torch.autograd.Function):
+        class Op(gpulib.autograd.Function):
             @staticmethod
             def forward(ctx, x):
                 return x + 1
 
-        class Net(torch.nn.Module):
+        class Net(gpulib.nn.Module):
             def __init__(self):
                 super().__init__()
                 self.scale = 2
@@ -162,18 +169,18 @@ def test_a_class_derived_from_a_placeholder_behaves_like_it():
 def test_the_manifest_names_the_line_and_the_placeholder_behind_an_import_error(tmp_path):
     write(tmp_path / "lib" / "ops.py", """\
         import re
-        import torch
-        PATTERN = re.compile(torch.ops.name)
+        import gpulib
+        PATTERN = re.compile(gpulib.ops.name)
         """)
     kernel = write(tmp_path / "gate.py", "import ops\n")
     result = subprocess.run(
-        [sys.executable, "-m", "tileperf_dump.manifest", "--placeholder", "torch", "--kernel", "gate",
+        [sys.executable, "-m", "tileperf_dump.manifest", "--placeholder", "gpulib", "--kernel", "gate",
          "--work-dir", str(tmp_path / "work"), "--baseline-dir", str(tmp_path), "--archs", "sm_90",
          str(kernel)],
         capture_output=True, text=True, env={"PYTHONPATH": f"{TOP / 'tools'}:{tmp_path / 'lib'}"})
     assert result.returncode == 2
     assert f"(raised at {tmp_path / 'lib' / 'ops.py'}:3); a placeholder is the likely cause: " \
-           f"torch.ops.name (a placeholder: the module 'torch' is not installed here)" in result.stderr
+           f"gpulib.ops.name (a placeholder: the module 'gpulib' is not installed here)" in result.stderr
 
 
 def test_the_launch_is_captured_per_architecture(library):
@@ -181,7 +188,7 @@ def test_the_launch_is_captured_per_architecture(library):
     for name, sms in (("sm_90", 132), ("sm_100", 148), ("sm_120", 188)):
         module = reload_for(module, arch(name))
         captured = capture_launch(module.CONFIGS["launched"].launch, arch(name),
-                                  module.__tileperf_imports__, torch=module.__tileperf_torch__)
+                                  module.__tileperf_imports__, imported_for=module.__tileperf_arch__)
         assert captured.grid == (sms * 2, 1, 1)
         assert captured.constants == {"N": 1 << 20, "TILE": 256, "GRID": sms * 2}
         assert captured.hints["occupancy"] == 2 == kernel_hints(captured.kernel)["occupancy"]
@@ -372,9 +379,9 @@ def launcher(torch):
 
 
 def test_the_tuner_takes_the_configuration_tune_accepts(tuned_library):
-    with library_imports(["torch"], ["tunelib"]):
+    with library_imports((), ["tunelib"]):
         import tunelib.ops
-    imports = (("torch",), ("tunelib",))
+    imports = ((), ("tunelib",))
     picked = capture_launch(launcher, arch("sm_90"), imports, kernel=tunelib.ops.copy,
                             tune=lambda c: c.TILE == 256)
     assert picked.grid == (16, 1, 1) and picked.constants == {"TILE": 256}
@@ -385,10 +392,10 @@ def test_the_tuner_takes_the_configuration_tune_accepts(tuned_library):
 
 
 def test_the_last_launch_counts_and_a_list_of_arrays_is_a_list_constraint(tuned_library):
-    with library_imports(["torch"], ["tunelib"]):
+    with library_imports((), ["tunelib"]):
         import tunelib.ops  # noqa: F401 - the backend package's __init__ ran for `register`
     assert "tunelib.backend.registry" in sys.modules
-    last = capture_launch(launcher, arch("sm_120"), (("torch",), ("tunelib",)), tune=lambda c: True)
+    last = capture_launch(launcher, arch("sm_120"), ((), ("tunelib",)), tune=lambda c: True)
     assert last.kernel._pyfunc.__name__ == "fill"
     params = last.params()
     assert type(params[0]).__name__ == "ListConstraint" and params[1] == 128
@@ -402,18 +409,20 @@ def test_a_launch_that_fails_is_its_configurations_own_located_error(tuned_libra
 
         def broken(torch):
             import tunelib.ops
-            tunelib.ops.tuned_copy(torch.cumsum(torch.empty(4096), 0), None)
+            tunelib.ops.tuned_copy(torch.empty(4096), torch.empty(int(torch.empty(3).sum())))
 
 
         CONFIGS = {"broken": Config(launch=broken, tune=lambda c: True)}
         """)
-    module = load_kernel_module(gate, ["torch"], ["tunelib"])
+    module = load_kernel_module(gate, [], ["tunelib"])
     dump_config(module, "broken", tmp_path / "out", "13.4", ["sm_90"])
     record = json.loads((tmp_path / "out" / "broken.tileirbc.json").read_text())
     error = record["archs"]["sm_90"]["problem_error"]
     assert (error["file"], error["line"]) == (str(gate), 6)
-    assert error["message"].startswith("CONFIGS['broken'].launch for sm_90: StandInError: "
-                                       "torch.cumsum() needs real data")
+    assert error["message"].startswith("CONFIGS['broken'].launch for sm_90: FakeGpuError: the launch reads "
+                                       "the values of a tensor (aten._local_scalar_dense.default: .item(), "
+                                       ".tolist(), bool(), or a comparison used as a condition), which a fake "
+                                       "tensor does not hold")
     assert not (tmp_path / "out" / "broken.tileirbc").exists()
 
 
@@ -465,7 +474,7 @@ def test_no_architecture_sees_what_the_library_cached_for_another(tmp_path, forg
     config = write(tmp_path / "gate" / "copy_gate.py", TUNED_CONFIG)
     sys.path.insert(0, str(tmp_path))
     try:
-        module = load_kernel_module(config, ["torch"], ["tunelib"])
+        module = load_kernel_module(config, [], ["tunelib"])
         dump_config(module, "copy", tmp_path / "out", "13.4", ["sm_120", "sm_100", "sm_90"])
         _the_guard_in_one_process(module)
     finally:
@@ -481,20 +490,26 @@ def _the_guard_in_one_process(module):
     # imported for one architecture is refused a launch for another.
     module = reload_for(module, arch("sm_120"))
     first = capture_launch(module.CONFIGS["copy"].launch, arch("sm_120"), module.__tileperf_imports__,
-                           torch=module.__tileperf_torch__)
+                           imported_for=module.__tileperf_arch__)
     assert first.constants["TILE"] == 1024 and sys.modules["tunelib.ops"]._CACHE == {"tile": 1024}
     with pytest.raises(LaunchError, match="imported for sm_120, not sm_90: each architecture's "
                                           "launches run in a process of its own"):
         capture_launch(module.CONFIGS["copy"].launch, arch("sm_90"), module.__tileperf_imports__,
-                       torch=module.__tileperf_torch__)
+                       imported_for=module.__tileperf_arch__)
 
 
-def test_the_stand_in_names_each_architectures_gpu():
-    from tileperf_dump.loading import standin_torch
-    names = {a: standin_torch(arch(a)).cuda.get_device_name() for a in ("sm_90", "sm_100", "sm_120")}
+def test_the_fake_gpu_names_each_architectures_gpu():
+    import torch
+    from tileperf_dump.fake_gpu import fake_gpu
+    names = {}
+    for a in ("sm_90", "sm_100", "sm_120"):
+        with fake_gpu(arch(a)):
+            names[a] = torch.cuda.get_device_name()
     assert names == {"sm_90": "NVIDIA H200 SXM", "sm_100": "NVIDIA B200",
                      "sm_120": "NVIDIA RTX PRO 6000 Blackwell"}
-    assert standin_torch(arch("sm_100")).cuda.get_device_capability() == (10, 0)
+    with fake_gpu(arch("sm_100")):
+        assert torch.cuda.get_device_capability() == (10, 0)
+    assert not torch.cuda.is_available()  # torch's own answer again outside
 
 
 def test_tune_may_answer_per_architecture(library):
@@ -514,4 +529,4 @@ def test_a_launch_of_another_kernel_names_what_was_launched(library):
 
     with pytest.raises(LaunchError, match=r"made no ct.launch of never for sm_90 \(it launched scale\)"):
         capture_launch(module.CONFIGS["launched"].launch, arch("sm_90"), module.__tileperf_imports__,
-                       kernel=never, torch=module.__tileperf_torch__)
+                       kernel=never, imported_for=module.__tileperf_arch__)

@@ -41,7 +41,7 @@ def run_manifest(tmp_path, *extra):
 
 
 def test_the_record_names_every_test_and_its_files(tmp_path):
-    result = run_manifest(tmp_path, "--placeholder", "torch", "--checks-dir", str(tmp_path / "checks"))
+    result = run_manifest(tmp_path, "--placeholder", "gpulib", "--checks-dir", str(tmp_path / "checks"))
     assert result.returncode == 0, result.stderr
     work = tmp_path / "work" / "scale"
     assert result.stdout == f"{work / 'registration.cmake'}\n"
@@ -60,7 +60,7 @@ def test_the_record_names_every_test_and_its_files(tmp_path):
     assert dump["test"] == "dump.scale" and dump["stamp"] == str(work / "dump.stamp.json")
     assert dump["pytest_args"][-4:] == [
         f"--tileperf-out={work}", "--tileperf-bytecode-version=13.4",
-        "--tileperf-placeholders=torch", "--tileperf-archs=sm_120,sm_90"]
+        "--tileperf-placeholders=gpulib", "--tileperf-archs=sm_120,sm_90"]
 
 
 def test_the_registration_is_cmake_that_sets_the_same_facts(tmp_path):

@@ -20,7 +20,8 @@ with those trips; the GPU timing builds the same launch with
 A kernel file of a library may import packages the gate's machine lacks:
 :func:`load_kernel_module` imports those named as ``placeholders`` as
 placeholder modules (:mod:`tileperf_dump.placeholders`), and a file inside a
-package by its dotted name. ``array(dtype, like=shape)`` states what cuTile's
+package by its dotted name. Launch code runs against torch itself, on a fake
+GPU (:mod:`tileperf_dump.fake_gpu`). ``array(dtype, like=shape)`` states what cuTile's
 JIT infers from an array of that shape (:func:`jit_assumptions`).
 
 The package has two audiences. Kernel files use the names below, which this
@@ -46,7 +47,8 @@ _EXPORTS = {
     "load_kernel_module": "loading", "get_config": "loading",
     "dump_config": "export", "ConfigError": "export", "preload": "export",
     "launch_record": "records", "PlaceholderError": "placeholders",
-    "arch": "launch", "capture_launch": "launch", "kernel_hints": "launch",
+    "arch": "archs", "capture_launch": "launch", "kernel_hints": "launch",
+    "fake_gpu": "fake_gpu", "FakeGpuError": "fake_gpu",
 }
 
 __all__ = sorted(_EXPORTS)

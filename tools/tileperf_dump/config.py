@@ -44,10 +44,10 @@ class Problem:
     its count. Loops without a declared count are assumed to run the default
     number of times (see docs/design/loops-and-cost.md). ``sizes``: the keyword
     arguments of the configuration's ``case`` that build this launch on a
-    GPU. The dump step also runs ``case`` with a stand-in for torch
-    (:mod:`tileperf_dump.standin`) to record the arrays the launch passes and
-    their bytes, the floor on what the launch moves; ``bytes`` states that
-    floor instead, for a case the stand-in cannot run."""
+    GPU. The dump step also runs ``case`` on the fake GPU (torch's fake
+    tensors, :mod:`tileperf_dump.fake_gpu`) to record the arrays the launch
+    passes and their bytes, the floor on what the launch moves; ``bytes``
+    states that floor instead, for a case that cannot run there."""
     grid: int | Sequence[int] | None = None
     trips: Mapping[str, "int | Override"] = field(default_factory=dict)
     sizes: Mapping[str, int] = field(default_factory=dict)
@@ -110,9 +110,9 @@ class Config:
     count).
 
     ``launch`` instead takes the kernel, its parameters and the grid from the
-    library's own host code: ``launch(torch)`` builds tensors with the
-    stand-in for torch of each architecture and calls the library's launcher,
-    whose ``ct.launch`` is captured (see :mod:`tileperf_dump.launch`; the
+    library's own host code: ``launch(torch)`` builds tensors with torch on
+    the fake GPU of each architecture (:mod:`tileperf_dump.fake_gpu`) and
+    calls the library's launcher, whose ``ct.launch`` is captured (see :mod:`tileperf_dump.launch`; the
     last launch counts, or the last of ``launch_kernel`` when it is given).
     Where the launcher tunes with cuTile's ``exhaustive_search``, ``tune``
     (a function of a configuration of its search space) accepts the one it

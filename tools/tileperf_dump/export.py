@@ -23,9 +23,8 @@ from tileperf_dump.config import Config, Target
 from tileperf_dump.files import write_atomic, write_json
 from tileperf_dump.launch import arch, capture_launch
 from tileperf_dump.loading import get_config, reload_for
-from tileperf_dump.placeholders import Placeholder, PlaceholderError, describe, is_placeholder
+from tileperf_dump.placeholders import Placeholder, PlaceholderError, PlaceholderModule, describe, is_placeholder
 from tileperf_dump.records import problem_record, signature_record
-from tileperf_dump.standin import register_dtypes
 
 class ConfigError(ValueError):
     """A configuration that does not fit its kernel's signature."""
@@ -91,8 +90,10 @@ _RUNTIME_CONSTRAINTS = (ArrayConstraint, ScalarConstraint, ListConstraint)
 
 
 def _kernel_placeholders(function, seen: set | None = None) -> list[str]:
-    """'name = torch.float16 (a placeholder: ...)' for each placeholder among
-    the globals a kernel's function (or a Python function it calls) names."""
+    """'name = gpulib.float16 (a placeholder: ...)' for each placeholder among
+    the globals a kernel's function (or a Python function it calls) names;
+    of a placeholder module, the attributes of it the function names
+    ('gpulib.float16 (a placeholder: ...)')."""
     seen = set() if seen is None else seen
     if function in seen or not inspect.isfunction(function):
         return []
@@ -101,11 +102,12 @@ def _kernel_placeholders(function, seen: set | None = None) -> list[str]:
     names = function.__code__.co_names
     for name in names:
         value = function.__globals__.get(name)
-        if is_placeholder(value):
+        if isinstance(value, PlaceholderModule):
+            used = [describe(p) for path, p in value._tileperf_children.items()
+                    if path.rpartition(".")[2] in names]
+            found += used or [f"{name} = {describe(value)}"]
+        elif is_placeholder(value):
             found.append(f"{name} = {describe(value)}")
-        elif is_placeholder(getattr(value, "lacking", None)):  # what the stand-in for torch lacks
-            found += [describe(p) for path, p in value.lacking._tileperf_children.items()
-                      if path.rpartition(".")[2] in names]
         else:
             found += _kernel_placeholders(value, seen)
     return found
@@ -121,7 +123,6 @@ def preload() -> None:
 def _export(config: Config, where: str, bytecode_version: str) -> bytes:
     """One configuration's bytecode; cuTile's error about compiling a
     placeholder names the placeholders the kernel uses."""
-    register_dtypes()
     buf = io.BytesIO()
     try:
         export_kernel(config.kernel, [config.signature()], buf,
@@ -164,7 +165,7 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None,
         imports = getattr(module, "__tileperf_imports__", ((), ()))
         try:
             captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune,
-                                      getattr(module, "__tileperf_torch__", None))
+                                      getattr(module, "__tileperf_arch__", None))
             params = captured.params()
         except Exception as e:  # this configuration's error alone, located
             return _ForArch(arch_name, problem_error=_launch_error(e, module, name, arch_name))

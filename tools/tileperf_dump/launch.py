@@ -1,32 +1,31 @@
 """A launch taken from a library's own host code, without a GPU.
 
-:func:`capture_launch` calls a function (the configuration's ``launch``) with
-the stand-in for torch (:mod:`tileperf_dump.standin`) of one architecture:
-its SM count and compute capability. That function builds stand-in tensors
-and calls the library's launcher as an application would; while it runs,
-``ct.launch`` records what it was asked to launch (the grid, the kernel
-with its hints, the arguments) instead of launching, and the library's
-modules, imported with placeholders for torch, see the stand-in wherever
-they name ``torch`` at run time. The configuration's kernel, parameters
-and grid are then the launcher's own: a launcher that doubles its grid or
-picks other tile sizes is followed with no arithmetic copied out of it.
+:func:`capture_launch` calls a function (the configuration's ``launch``)
+with torch on the fake GPU of one architecture (:mod:`tileperf_dump.fake_gpu`):
+torch's fake tensors on a fake ``cuda`` device whose queries answer with
+the architecture's SM count, compute capability and memory. That function
+builds tensors and calls the library's launcher as an application would;
+while it runs, ``ct.launch`` records what it was asked to launch (the grid,
+the kernel with its hints, the arguments) instead of launching. The
+configuration's kernel, parameters and grid are then the launcher's own:
+a launcher that doubles its grid or picks other tile sizes is followed
+with no arithmetic copied out of it, and every shape, dtype and stride it
+computes is torch's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import cuda.tile as ct
 from cuda.tile.compilation import ListConstraint, ScalarConstraint
 
-from tileperf_dump.placeholders import describe, is_placeholder, library_imports, stand_in
-from tileperf_dump.standin import CT_NAMES, DType, StandInTorch, Tensor, launch_arrays
+from tileperf_dump.archs import Arch, arch, lowest_arch  # noqa: F401 - arch: the package's export
+from tileperf_dump.placeholders import describe, is_placeholder, library_imports
 
 INT32_MAX = 2**31 - 1
 
@@ -35,38 +34,47 @@ class LaunchError(RuntimeError):
     """The host code made no launch, or one the gate cannot describe."""
 
 
-@dataclass(frozen=True)
-class Arch:
-    """An architecture as a problem or a launch sees it: the SM count and the
-    compute capability of the GPU the launch model stands for on it."""
-    name: str
-    sms: int
-    capability: tuple[int, int]
-    part: str = ""
+# cuTile's name of a dtype where it differs from torch's.
+CT_NAMES = {"bool": "bool_"}
 
 
-def _arch_rows() -> dict[str, dict]:
-    return json.loads((Path(__file__).with_name("archs.json")).read_text())["archs"]
+def is_tensor(value) -> bool:
+    """Whether ``value`` is a torch tensor (without importing torch: a
+    process that never imported it has none)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
 
 
-def _number(name: str) -> int:
-    digits = "".join(c for c in name.removeprefix("sm_") if c.isdigit())
-    return int(digits) if digits else 0
+def dtype_name(dtype) -> str:
+    """'float16' of torch.float16."""
+    return str(dtype).removeprefix("torch.")
 
 
-def arch(name: str) -> Arch:
-    """The architecture ``name`` (``sm_90``): its row of ``archs.json``, or the
-    row of the highest architecture below it, as the launch model takes it."""
-    rows = _arch_rows()
-    below = [a for a in rows if _number(a) <= _number(name)] or [min(rows, key=_number)]
-    row = rows[max(below, key=_number)]
-    return Arch(name, row["sms"], tuple(row["capability"]), row.get("part", ""))
+def array_record(value) -> dict | None:
+    """What the launch record keeps of an argument that is a tensor: its
+    shape, strides and dtype, and the bytes of the allocation it views."""
+    if not is_tensor(value):
+        return None
+    return {"shape": list(value.shape), "strides": list(value.stride()), "dtype": dtype_name(value.dtype),
+            "bytes": value.untyped_storage().nbytes()}
 
 
-def lowest_arch() -> str:
-    """The lowest architecture ``archs.json`` knows (what a library is
-    imported for when no architecture is named)."""
-    return min(_arch_rows(), key=_number)
+def launch_arrays(args: Sequence[Any]) -> tuple[list[dict], int]:
+    """The array arguments of a launch (with their parameter index) and the
+    bytes of the distinct allocations they view: the floor on what the
+    launch moves, each array read or written once."""
+    arrays, seen, floor = [], set(), 0
+    for index, arg in enumerate(args):
+        for value in arg if isinstance(arg, (list, tuple)) else (arg,):  # a list of arrays too
+            record = array_record(value)
+            if record is None:
+                continue
+            arrays.append({"parameter": index, **record})
+            storage = value.untyped_storage()._cdata
+            if storage not in seen:
+                seen.add(storage)
+                floor += record["bytes"]
+    return arrays, floor
 
 
 def kernel_hints(kernel) -> dict[str, Any]:
@@ -123,26 +131,35 @@ class CapturedLaunch:
                 for name, value in zip(parameter_names(self.kernel), self.args)]
 
 
-def _ct_dtype(dtype: DType):
-    found = getattr(ct, CT_NAMES.get(dtype.name, dtype.name), None)
+def _ct_dtype(dtype):
+    name = dtype_name(dtype)
+    found = getattr(ct, CT_NAMES.get(name, name), None)
     if found is None:
-        raise LaunchError(f"the stand-in dtype torch.{dtype.name} has no cuTile dtype")
+        raise LaunchError(f"torch.{name} has no cuTile dtype")
     return found
+
+
+def _is_dtype(value) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.dtype)
 
 
 def _constraint(name: str, value, constant: bool):
     from tileperf_dump import array  # the one description of an array's assumptions
-    if isinstance(value, Tensor):
+    if is_tensor(value):
         if constant:
             raise LaunchError(f"parameter {name} is a ct.Constant, but the launch passes a tensor")
-        return array(_ct_dtype(value.dtype), like=value.shape, strides=value.stride())
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Tensor) for v in value):
+        if value.device.type != "cuda":
+            raise LaunchError(f"parameter {name} is a tensor on {value.device}, not on the GPU: a kernel "
+                              f"is launched with GPU tensors (make it with device='cuda')")
+        return array(_ct_dtype(value.dtype), like=tuple(value.shape), strides=value.stride())
+    if isinstance(value, (list, tuple)) and value and all(is_tensor(v) for v in value):
         elements = {repr(_constraint(name, v, False)): _constraint(name, v, False) for v in value}
         if len(elements) > 1:
             raise LaunchError(f"parameter {name}: the launch passes a list of arrays that differ in "
                               f"dtype, rank or divisibility, which one constraint cannot describe")
         return ListConstraint(next(iter(elements.values())), alias_groups=(), elements_may_alias=False)
-    if isinstance(value, DType):
+    if _is_dtype(value):
         return _ct_dtype(value)
     if constant:
         return value
@@ -234,27 +251,27 @@ def _rebound(real, replacement, owners: list) -> Iterator[None]:
 
 
 def capture_launch(launch: Callable[[Any], Any], target: Arch, imports=((), ()),
-                   kernel=None, tune: Callable | None = None, torch=None) -> CapturedLaunch:
-    """Runs ``launch(torch)`` with the stand-in for torch of ``target`` and
+                   kernel=None, tune: Callable | None = None, imported_for: str | None = None) -> CapturedLaunch:
+    """Runs ``launch(torch)`` on the fake GPU of ``target`` (tensors made
+    without a device are on it, as under ``torch.device("cuda")``) and
     returns the ``ct.launch`` it made: the last one (tuning probes come
     first), or the last of ``kernel`` when it is given (the host code
     launches several kernels). Where the host code tunes with cuTile's
     ``exhaustive_search``, the configuration ``tune`` accepts is the one
     found fastest. ``imports`` are the placeholders and bare packages the
     kernel file was imported with (``module.__tileperf_imports__``), and
-    ``torch`` the stand-in the library imported (``module.__tileperf_torch__``,
-    which must be of ``target``: a library's launches run with the torch it
-    was imported with)."""
-    if torch is None:
-        torch = StandInTorch(multiprocessors=target.sms, capability=target.capability,
-                             part=target.part, arch=target.name)
-    elif torch.arch != target.name:
-        raise LaunchError(f"the library was imported for {torch.arch}, not {target.name}: each "
+    ``imported_for`` the architecture it was imported for
+    (``module.__tileperf_arch__``), which must be ``target``: what a library
+    set up at import time belongs to one architecture."""
+    import torch
+    from tileperf_dump.fake_gpu import fake_gpu
+    if imported_for is not None and imported_for != target.name:
+        raise LaunchError(f"the library was imported for {imported_for}, not {target.name}: each "
                           f"architecture's launches run in a process of its own")
     made: list = []
     placeholders, bare = imports
-    with library_imports(placeholders, bare, torch.modules, importing=False), \
-            stand_in("torch", torch), _recording_launches(made), _choosing_tunes(tune, target):
+    with library_imports(placeholders, bare), fake_gpu(target, default_device=True), \
+            _recording_launches(made), _choosing_tunes(tune, target):
         result = launch(torch)
     launched = sorted({getattr(getattr(m[1], "_pyfunc", None), "__name__", repr(m[1])) for m in made})
     if kernel is not None:

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.abc
 import importlib.util
 import os
 import re
@@ -48,14 +50,57 @@ def _import(name: str, path: Path, root: Path | None):
     return module
 
 
-def standin_torch(target=None):
-    """The stand-in for torch of an architecture (``launch.Arch``; None: the
-    lowest one known), as a library imports it."""
-    from tileperf_dump.launch import arch, lowest_arch
-    from tileperf_dump.standin import StandInTorch
-    target = target or arch(lowest_arch())
-    return StandInTorch(multiprocessors=target.sms, capability=target.capability,
-                        part=target.part, arch=target.name)
+class _TorchImport(importlib.abc.MetaPathFinder):
+    """While a kernel file is imported: when its import brings in torch,
+    torch is imported as usual, then the fake GPU of ``target`` is set up
+    (``fake_gpu``) for the rest of the import, so that what the library asks
+    of the device at import time is answered; ``modules`` are then the
+    modules torch's own import brought in (torch's, and the packages it
+    imports), which stay when the library is imported anew. Where torch is
+    imported already, the fake GPU is set up at once."""
+
+    def __init__(self, target, stack: contextlib.ExitStack):
+        self.target, self.stack = target, stack
+        self.modules: set[str] = set()
+        if "torch" in sys.modules:
+            self._on_gpu()
+
+    def _on_gpu(self) -> None:
+        from tileperf_dump.fake_gpu import fake_gpu
+        self.stack.enter_context(fake_gpu(self.target))
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch" or "torch" in sys.modules:
+            return None
+        for finder in sys.meta_path[sys.meta_path.index(self) + 1:]:
+            spec = getattr(finder, "find_spec", lambda *a: None)(fullname, path, target)
+            if spec is not None:
+                spec.loader = _ThenOnGpu(spec.loader, self)
+                return spec
+        return None
+
+
+class _ThenOnGpu(importlib.abc.Loader):
+    """torch's own loader, followed by the fake GPU (see :class:`_TorchImport`)."""
+
+    def __init__(self, loader, hook: _TorchImport):
+        self.loader, self.hook = loader, hook
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = module.__spec__.loader = self.loader  # torch sees its own loader
+        before = set(sys.modules)
+        self.loader.exec_module(module)
+        self.hook._on_gpu()
+        self.hook.modules = set(sys.modules) - before | {module.__name__}
+
+
+def _shared(name: str, torch_import: set[str]) -> bool:
+    """Whether a module stays when a library is imported anew for another
+    architecture: torch's, and those torch's own import brought in."""
+    return name == "torch" or name.startswith("torch.") or name in torch_import
 
 
 def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = (),
@@ -65,31 +110,41 @@ def load_kernel_module(source: str | os.PathLike, placeholders: Sequence[str] = 
     package is imported by its dotted name with the folder above the package
     on sys.path, so that the package's own imports (absolute or relative)
     work. While it is imported, ``placeholders`` (module names such as
-    ``torch``) are placeholder modules and the packages of ``bare`` (such as
-    ``flashinfer``) are bare packages, whose ``__init__.py`` is not run (see
-    :mod:`tileperf_dump.placeholders`); the launch code that
-    :func:`capture_launch` runs later runs the same way. Where ``torch`` is
-    a placeholder, ``import torch`` gives the stand-in for torch of
-    ``target`` (an architecture, ``launch.Arch``; by default the lowest
-    known), which the launches of this import then run with: a library
+    ``pynvml``) are placeholder modules and the packages of ``bare`` (such
+    as ``flashinfer``) are bare packages, whose ``__init__.py`` is not run
+    (see :mod:`tileperf_dump.placeholders`); the launch code that
+    :func:`capture_launch` runs later runs the same way. Once the import
+    brings in torch, the rest of it runs on the fake GPU of ``target`` (an
+    architecture, ``archs.Arch``; by default the lowest known), whose
+    device queries the library's import-time code then sees: a library
     imported for one architecture is not launched for another
-    (:func:`reload_for`)."""
+    (:func:`reload_for`). A file whose import never reaches torch never
+    imports it."""
+    if "torch" in placeholders or any(p.startswith("torch.") for p in placeholders):
+        raise ValueError(f"{source}: torch is not a placeholder module: the dump step runs launch code "
+                         f"against torch itself (remove it from PLACEHOLDER_MODULES)")
     path = Path(source).resolve()
     if not path.is_file():
         raise FileNotFoundError(f"{source}: kernel source not found")
     name, root = _module_name(path)
     module = sys.modules.get(name)
     if module is None or getattr(module, "__file__", None) != str(path):
+        from tileperf_dump.archs import arch, lowest_arch
+        target = target or arch(lowest_arch())
         for folder in (path.parent, root):
             if folder is not None and str(folder) not in sys.path:
                 sys.path.insert(0, str(folder))
-        torch = standin_torch(target) if "torch" in placeholders else None
         before = set(sys.modules)
-        with library_imports(placeholders, bare, torch.modules if torch is not None else None):
-            module = _import(name, path, root)
+        with contextlib.ExitStack() as stack, library_imports(placeholders, bare):
+            hook = _TorchImport(target, stack)
+            sys.meta_path.insert(0, hook)
+            try:
+                module = _import(name, path, root)
+            finally:
+                sys.meta_path.remove(hook)
         module.__tileperf_imports__ = (tuple(placeholders), tuple(bare))
-        module.__tileperf_torch__ = torch
-        module.__tileperf_modules__ = sorted(set(sys.modules) - before)
+        module.__tileperf_arch__ = target.name
+        module.__tileperf_modules__ = sorted(n for n in set(sys.modules) - before if not _shared(n, hook.modules))
     configs = getattr(module, "CONFIGS", None)
     if not isinstance(configs, dict) or not configs:
         raise ValueError(f"{source}: defines no CONFIGS dict of configurations")

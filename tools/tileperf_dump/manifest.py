@@ -32,8 +32,8 @@ from tileperf_dump.cmake import cmake_checks, cmake_set, dump_args
 from tileperf_dump.defaults import BYTECODE_VERSION
 from tileperf_dump.files import write_atomic, write_json
 from tileperf_dump.loading import load_kernel_module
-from tileperf_dump.placeholders import (PlaceholderError, StandInError, covered, derives_from_placeholder,
-                                        describe, is_placeholder)
+from tileperf_dump.placeholders import (PlaceholderError, covered, derives_from_placeholder, describe,
+                                        is_placeholder)
 
 def _library_folders(bare: list[str]) -> list[Path]:
     """The folders of the bare packages: the library under watch, even where
@@ -92,7 +92,7 @@ def raised_at(error: BaseException, bare: list[str] = ()) -> str:
         return ""
     frame, lineno = frames[-1]
     where = f" (raised at {frame.f_code.co_filename}:{lineno})"
-    used = [] if isinstance(error, (PlaceholderError, StandInError)) else _placeholders_on_line(frame, lineno)
+    used = [] if isinstance(error, PlaceholderError) else _placeholders_on_line(frame, lineno)
     if used:
         where += f"; a placeholder is the likely cause: {'; '.join(used)}"
     package = covered(getattr(error, "name", None) or "", list(bare))

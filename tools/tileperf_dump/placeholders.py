@@ -1,21 +1,21 @@
 """Placeholder modules: importing a kernel file whose modules import packages
-the gate machine lacks (torch, triton, a library's optional dependencies).
+the gate machine lacks (a library's optional dependencies: its JIT's
+runtime, a GPU monitoring library, progress bars).
 
-While :func:`placeholder_modules` is active, ``import torch`` (and
-``import torch.nn.functional as F``, ``from torch.library import custom_op``)
-gives a placeholder module instead of the real one, whether or not the real
-one is installed. Every attribute of a placeholder, every call of it and every
+While :func:`placeholder_modules` is active, ``import pynvml`` (and
+``import tvm_ffi.core as core``, ``from tqdm import tqdm``) gives a
+placeholder module instead of the real one, whether or not the real one is
+installed. Every attribute of a placeholder, every call of it and every
 subscript gives another placeholder, named by the path it was reached by
-(``torch.library.custom_op(...)``), so that what a module does with the
-package at import time evaluates: dtypes in tables, ``torch.Tensor``
-annotations, ``@torch.library.custom_op(...)`` decorators, classes deriving
-from ``torch.nn.Module`` (which behave like the placeholder: ``Op.apply``). A
+(``pynvml.nvmlInit(...)``), so that what a module does with the package at
+import time evaluates: constants in tables, annotations, decorators, classes
+deriving from the package's classes (which behave like the placeholder). A
 placeholder is never mistaken for a real value: using one as a number, a
 truth value, an iterable, in a comparison or in arithmetic raises
 :class:`PlaceholderError` naming its path and module. The dump step refuses a
-placeholder among a configuration's parameters or in the kernel it compiles;
-it runs a library's launch code only under :func:`stand_in`, where the
-placeholders of ``torch`` reached at run time are the stand-in's.
+placeholder among a configuration's parameters or in the kernel it compiles.
+torch is never a placeholder: launch code runs against torch itself
+(:mod:`tileperf_dump.fake_gpu`).
 
 The placeholders leave ``sys.modules`` when the import ends (the modules that
 imported them keep their references), and whatever was there before is put
@@ -35,24 +35,13 @@ import re
 import sys
 import types
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator
 
 MODULE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 class PlaceholderError(RuntimeError):
     """A placeholder was used where the real package's value is needed."""
-
-
-class StandInError(RuntimeError):
-    """Launch code used something the stand-in (for torch) cannot do without
-    real data."""
-
-
-# How many imports with placeholders are in progress: a placeholder of a
-# stand-in's module is called at import time (it evaluates) or by launch code
-# once the import is over (an error: the stand-in lacks it).
-_IMPORTING = [0]
 
 
 def describe(value) -> str:
@@ -71,97 +60,33 @@ def _refuse(what: str):
 def _child(parent, path: str) -> "Placeholder":
     children = object.__getattribute__(parent, "_tileperf_children")
     if path not in children:
-        children[path] = Placeholder(path, object.__getattribute__(parent, "_tileperf_module"),
-                                     object.__getattribute__(parent, "_tileperf_stand_in"))
+        children[path] = Placeholder(path, object.__getattribute__(parent, "_tileperf_module"))
     return children[path]
-
-
-_LACKING = object()
-
-
-def _provided(target, name: str):
-    """``target.name`` where the stand-in provides it, else _LACKING (its
-    own ``__getattr__``, which gives placeholders, is not asked)."""
-    try:
-        return object.__getattribute__(target, name)
-    except AttributeError:
-        return _LACKING
-
-
-# Objects that stand in for placeholder modules while launch code runs
-# (see stand_in): module name -> object.
-_STAND_INS: dict[str, object] = {}
-
-
-def _standing_in(parent):
-    """The stand-in's object at ``parent``'s path, when a stand-in for its
-    module is active and the path is attributes only (``torch.cuda``)."""
-    module = object.__getattribute__(parent, "_tileperf_module")
-    target = _STAND_INS.get(module)
-    path = object.__getattribute__(parent, "_tileperf_path")
-    if target is None or not MODULE_RE.fullmatch(path) or not path.startswith(module):
-        return None
-    for part in path[len(module):].split(".")[1:]:
-        target = _provided(target, part)
-        if target is _LACKING:
-            return None
-    return target
 
 
 def _attribute(parent, name: str):
     """The placeholder for ``parent.name``; dunder names other than
     ``__version__`` are missing, as protocols (``__wrapped__``,
-    ``__dlpack__``) expect of an object that does not provide them. While a
-    stand-in for the module is active, the stand-in's attribute."""
+    ``__dlpack__``) expect of an object that does not provide them."""
     if name.startswith("__") and name.endswith("__") and name != "__version__":
         raise AttributeError(name)
-    target = _standing_in(parent)
-    if target is not None:
-        found = _provided(target, name)
-        if found is not _LACKING:
-            return found
     return _child(parent, f"{parent._tileperf_path}.{name}")
-
-
-@contextlib.contextmanager
-def stand_in(module: str, target: object) -> Iterator[None]:
-    """Until the block ends, placeholders of ``module`` reached by attribute
-    (``torch``, ``torch.cuda``) are ``target``'s: code imported with
-    placeholders runs against a stand-in (the stand-in for torch of
-    :mod:`tileperf_dump.standin`) when the launch code is called."""
-    saved = _STAND_INS.get(module)
-    _STAND_INS[module] = target
-    try:
-        yield
-    finally:
-        if saved is None:
-            _STAND_INS.pop(module)
-        else:
-            _STAND_INS[module] = saved
 
 
 class Placeholder:
     """A value reached through a placeholder module (see the module's doc)."""
 
-    __slots__ = ("_tileperf_path", "_tileperf_module", "_tileperf_children", "_tileperf_base",
-                 "_tileperf_stand_in")
+    __slots__ = ("_tileperf_path", "_tileperf_module", "_tileperf_children", "_tileperf_base")
 
-    def __init__(self, path: str, module: str, stand_in: bool = False):
+    def __init__(self, path: str, module: str):
         self._tileperf_path = path
         self._tileperf_module = module
         self._tileperf_children: dict[str, Placeholder] = {}
         self._tileperf_base = None
-        self._tileperf_stand_in = stand_in  # what a stand-in for the module lacks
 
     __getattr__ = _attribute
 
     def __call__(self, *args, **kwargs):
-        target = _standing_in(self)
-        if target is not None:
-            return target(*args, **kwargs)
-        if _IMPORTING[0] == 0 and (self._tileperf_stand_in or self._tileperf_module in _STAND_INS):
-            raise StandInError(f"{self._tileperf_path}() needs real data; the stand-in for "
-                               f"{self._tileperf_module} only builds launches (shapes, dtypes, strides)")
         return _child(self, f"{self._tileperf_path}(...)")
 
     def __getitem__(self, key):
@@ -185,7 +110,7 @@ class Placeholder:
     def __repr__(self):
         return f"<{describe(self)}>"
 
-    def __hash__(self):  # by path: a stand-in's value of that path hashes alike
+    def __hash__(self):
         return hash(self._tileperf_path)
 
     __bool__ = _refuse("used as a truth value")
@@ -238,12 +163,11 @@ class PlaceholderModule(types.ModuleType):
     """A placeholder for a module that is not imported: its attributes are
     :class:`Placeholder` values, its submodules placeholder modules."""
 
-    def __init__(self, name: str, module: str, stand_in: bool = False):
+    def __init__(self, name: str, module: str):
         super().__init__(name, f"placeholder for {name}: {module!r} is not installed here")
         self._tileperf_path = name
         self._tileperf_module = module
         self._tileperf_children: dict[str, Placeholder] = {}
-        self._tileperf_stand_in = stand_in
 
     __getattr__ = _attribute
 
@@ -260,9 +184,8 @@ def covered(name: str, modules: Iterable[str]) -> str | None:
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, modules: tuple[str, ...], stand_ins: set[str] = frozenset()):
+    def __init__(self, modules: tuple[str, ...]):
         self.modules = modules
-        self.stand_ins = {name.partition(".")[0] for name in stand_ins}
 
     def find_spec(self, fullname, path=None, target=None):
         if covered(fullname, self.modules) is None:
@@ -270,8 +193,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
-        module = covered(spec.name, self.modules)
-        return PlaceholderModule(spec.name, module, stand_in=module in self.stand_ins)
+        return PlaceholderModule(spec.name, covered(spec.name, self.modules))
 
     def exec_module(self, module):
         pass
@@ -286,26 +208,18 @@ def check_names(modules: Iterable[str], what: str = "placeholder module") -> tup
 
 
 @contextlib.contextmanager
-def placeholder_modules(modules: Iterable[str], stand_ins: Mapping[str, types.ModuleType] | None = None,
-                        importing: bool = True) -> Iterator[None]:
+def placeholder_modules(modules: Iterable[str]) -> Iterator[None]:
     """Imports of ``modules`` (and of their submodules) give placeholder
-    modules until the block ends; those of ``stand_ins`` (``torch``,
-    ``torch.cuda``, ... of the stand-in for torch) give the stand-in's
-    module instead, whose missing attributes are placeholders while a
-    module is imported (``importing``), not while its code runs."""
+    modules until the block ends."""
     names = check_names(modules)
     if not names:
         yield
         return
-    stand_ins = {k: v for k, v in (stand_ins or {}).items() if covered(k, names)}
     saved = {k: sys.modules.pop(k) for k in list(sys.modules) if covered(k, names)}
-    _IMPORTING[0] += importing
     try:
-        sys.modules.update(stand_ins)
-        with _finding(_Finder(names, set(stand_ins))):
+        with _finding(_Finder(names)):
             yield
     finally:
-        _IMPORTING[0] -= importing
         for k in [k for k in sys.modules if covered(k, names)]:
             del sys.modules[k]
         sys.modules.update(saved)
@@ -418,11 +332,8 @@ def bare_packages(packages: Iterable[str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def library_imports(placeholders: Iterable[str] = (), bare: Iterable[str] = (),
-                    stand_ins: Mapping[str, types.ModuleType] | None = None,
-                    importing: bool = True) -> Iterator[None]:
-    """What a kernel file of a library is imported (and its launch code run,
-    ``importing`` false) with: placeholder modules (or the stand-ins'
-    modules where given) and bare packages."""
-    with bare_packages(bare), placeholder_modules(placeholders, stand_ins, importing):  # placeholders first
+def library_imports(placeholders: Iterable[str] = (), bare: Iterable[str] = ()) -> Iterator[None]:
+    """What a kernel file of a library is imported (and its launch code run)
+    with: placeholder modules and bare packages."""
+    with bare_packages(bare), placeholder_modules(placeholders):  # placeholders first
         yield

@@ -12,7 +12,7 @@ from cuda.tile.compilation import (ArrayConstraint, ConstantConstraint, ListCons
                                    TupleConstraint)
 
 from tileperf_dump.config import Config, Override, Problem
-from tileperf_dump.standin import StandInTorch, launch_arrays
+from tileperf_dump.launch import launch_arrays
 from tileperf_dump.trips import TripsError, kernel_scopes, resolve
 
 if TYPE_CHECKING:
@@ -91,6 +91,16 @@ def entry_arguments(config: Config, values) -> list:
     return out
 
 
+def run_case(case, sizes):
+    """``case(torch, **sizes)`` on the fake GPU of the lowest architecture
+    (tensors made without a device are on it)."""
+    import torch
+    from tileperf_dump.archs import arch, lowest_arch
+    from tileperf_dump.fake_gpu import fake_gpu
+    with fake_gpu(arch(lowest_arch()), default_device=True):
+        return case(torch, **sizes)
+
+
 def problem_record(config: Config, name: str, problem: Problem | None = None,
                    launch: CapturedLaunch | None = None) -> dict | None:
     """The dump record's ``problem``: grid, blocks and each declared trip
@@ -125,10 +135,10 @@ def launch_record(config: Config, where: str, problem: Problem | None = None,
                   launch: CapturedLaunch | None = None) -> dict:
     """What the launch moves: its arrays and the bytes of their allocations
     (``bytes``, the floor), from the captured launch, else from ``case`` run
-    with the stand-in for torch (with the grid the case launches); ``bytes``
-    declared by the problem wins. When the case cannot run under the
-    stand-in, the reason (``launch_error``). ``problem``: the configuration's
-    own unless given (its problem for one architecture)."""
+    on the fake GPU (torch's fake tensors; with the grid the case launches);
+    ``bytes`` declared by the problem wins. When the case cannot run there,
+    the reason (``launch_error``). ``problem``: the configuration's own
+    unless given (its problem for one architecture)."""
     problem = config.problem if problem is None else problem
     out: dict = {}
     if launch is not None:
@@ -136,12 +146,12 @@ def launch_record(config: Config, where: str, problem: Problem | None = None,
         out = {"arrays": arrays, "bytes": floor, "args": entry_arguments(config, launch.args)}
     elif config.case is not None:
         try:
-            case = config.case(StandInTorch(), **problem.sizes)
+            case = run_case(config.case, problem.sizes)
             arrays, floor = launch_arrays(case.args)
             out = {"arrays": arrays, "bytes": floor, "case_grid": list(case.grid),
                    "args": entry_arguments(config, case.args)}
         except Exception as e:  # recorded: the gate then has no floor
-            out = {"launch_error": f"{where}.case with the stand-in for torch: {type(e).__name__}: {e}"}
+            out = {"launch_error": f"{where}.case on the fake GPU: {type(e).__name__}: {e}"}
             out["args_error"] = out["launch_error"]
     else:
         out["args_error"] = f"{where} has no case or launch to record the kernel's arguments from"
