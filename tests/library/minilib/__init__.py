@@ -1,6 +1,6 @@
 """minilib: a small cuTile kernel library, written the way kernel libraries
 are (torch at module level, custom ops, hints picked at launch time), to test
-that tileperf gates such a library without torch."""
+that tileperf gates such a library without a GPU."""
 
 import torch
 
