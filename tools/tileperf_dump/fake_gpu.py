@@ -19,6 +19,10 @@ each answer named:
 - streams, events and the ``torch.cuda.device`` and ``torch.cuda.stream``
   contexts, which order work on a GPU and have nothing to order here
   (:class:`Stream`, :class:`Event`, :class:`_NoOrdering`);
+- every allocation has an address of its own (``data_ptr``), aligned as
+  CUDA's caching allocator aligns them, so that code telling allocations
+  apart (an output that must not alias an input) or checking alignment sees
+  what it would on a GPU (:class:`_Addresses`);
 - a custom op (``torch.library.custom_op``) runs its implementation for
   the ``cuda`` device, not its registered fake, so that the launch it makes
   is the one captured (:class:`_RunCustomOps`);
@@ -38,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import operator
 import sys
-import warnings
 from typing import Any, Iterator
 
 from tileperf_dump.archs import Arch
@@ -178,6 +181,34 @@ def _index(device) -> int:
     if index not in (None, 0):
         raise FakeGpuError(f"the fake GPU is CUDA device 0, and there is no device {index}")
     return 0
+
+
+class _Addresses:
+    """Addresses of the fake GPU's allocations: each storage a range of its
+    own, in the order they are first asked for, each start aligned to
+    ``ALIGN`` bytes (CUDA's caching allocator hands out 512-byte aligned
+    blocks); a tensor's is its storage's plus its offset."""
+
+    BASE = 0x7F0000000000
+    ALIGN = 512
+
+    def __init__(self):
+        self.starts: dict[int, int] = {}
+        self.next = self.BASE
+
+    def storage(self, storage) -> int:
+        key = storage._cdata
+        if key not in self.starts:
+            self.starts[key] = self.next
+            size = max(storage.nbytes(), 1)
+            self.next += -(-size // self.ALIGN) * self.ALIGN
+        return self.starts[key]
+
+    def tensor(self, tensor) -> int:
+        return self.storage(tensor.untyped_storage()) + tensor.storage_offset() * tensor.element_size()
+
+
+_ADDRESSES = _Addresses()
 
 
 def _to_code_outside_torch(answer, real):
@@ -406,12 +437,12 @@ def fake_gpu(target: Arch, default_device: bool = False) -> Iterator[None]:
     device. Errors of code that needs data leave it as :class:`FakeGpuError`."""
     import torch
     with contextlib.ExitStack() as stack:
-        stack.enter_context(warnings.catch_warnings())
-        warnings.filterwarnings("ignore", message="Accessing the data pointer of FakeTensor")
         stack.enter_context(_attributes(torch.cuda, _device_queries(target)))
         stack.enter_context(_attributes(torch.Tensor, {
             "backward": _tensor_backward, "__int__": _number_of(int), "__float__": _number_of(float),
-            "__index__": _number_of(operator.index), "__complex__": _number_of(complex)}))
+            "__index__": _number_of(operator.index), "__complex__": _number_of(complex),
+            "data_ptr": lambda self: _ADDRESSES.tensor(self)}))
+        stack.enter_context(_attributes(torch.UntypedStorage, {"data_ptr": lambda self: _ADDRESSES.storage(self)}))
         stack.enter_context(_attributes(torch.autograd, {"backward": _backward}))
         stack.enter_context(fake_mode())
         if default_device:

@@ -190,6 +190,48 @@ def _recording_launches(into: list):
     return _rebound(ct.launch, launch, [(ct, "launch")])
 
 
+def _written_by(made: list, value) -> bool:
+    """Whether ``value`` is a tensor that views the memory of an array a
+    recorded launch was given."""
+    if not is_tensor(value):
+        return False
+    storage = value.untyped_storage()._cdata
+    return any(is_tensor(a) and a.untyped_storage()._cdata == storage
+               for _, _, args in made for arg in args for a in (arg if isinstance(arg, (list, tuple)) else (arg,)))
+
+
+@contextlib.contextmanager
+def _launch_results_are_finite(made: list) -> Iterator[None]:
+    """The arrays that recorded launches were given hold what a correct
+    kernel writes: no NaN, no infinity. ``isnan``, ``isinf`` and
+    ``isfinite`` of such an array are known (a constant), so that a library
+    that checks a tuning trial's output before it takes the configuration
+    (FlashInfer's batched GEMM) takes the one the gate answered its search
+    with; of any other tensor they are torch's (whose values a fake tensor
+    does not hold)."""
+    import torch
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    from tileperf_dump.fake_gpu import fake_mode
+
+    def known(real_op, value: bool):
+        def op(input, *args, **kwargs):
+            if not _written_by(made, input):
+                return real_op(input, *args, **kwargs)
+            with unset_fake_temporarily():
+                constant = torch.full(tuple(input.shape), value, dtype=torch.bool, device="cpu")
+            return fake_mode().fake_tensor_converter.from_real_tensor(fake_mode(), constant, make_constant=True)
+        return op
+
+    ops = {"isnan": False, "isinf": False, "isfinite": True}
+    with contextlib.ExitStack() as stack:
+        for owner in (torch, torch.Tensor):
+            saved = {name: getattr(owner, name) for name in ops}
+            for name, value in ops.items():
+                setattr(owner, name, known(saved[name], value))
+            stack.callback(lambda owner=owner, saved=saved: [setattr(owner, k, v) for k, v in saved.items()])
+        yield
+
+
 def accepts(tune: Callable, config, target: Arch) -> bool:
     """Whether ``tune`` accepts ``config``: ``tune(config)``, or
     ``tune(config, target)`` for a function of two parameters (an answer
@@ -271,7 +313,7 @@ def capture_launch(launch: Callable[[Any], Any], target: Arch, imports=((), ()),
     made: list = []
     placeholders, bare = imports
     with library_imports(placeholders, bare), fake_gpu(target, default_device=True), \
-            _recording_launches(made), _choosing_tunes(tune, target):
+            _recording_launches(made), _choosing_tunes(tune, target), _launch_results_are_finite(made):
         result = launch(torch)
     launched = sorted({getattr(getattr(m[1], "_pyfunc", None), "__name__", repr(m[1])) for m in made})
     if kernel is not None:

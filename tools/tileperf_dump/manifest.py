@@ -164,6 +164,14 @@ def _arguments(argv: list[str]):
 
 
 def main(argv: list[str]) -> int:
+    """The manifest step; in the resident export process when it is up
+    (``tileperf_dump.server``). A kernel file whose import brought in torch
+    (seconds) starts that process for the files that follow."""
+    from tileperf_dump import server
+    if server.running():
+        code = server.delegate("tileperf_dump.manifest", argv)
+        if code is not None:
+            return code
     args = _arguments(argv)
     source = args.source
     try:
@@ -181,6 +189,8 @@ def main(argv: list[str]) -> int:
     cmake = folder / paths.file_name("registration")
     write_atomic(cmake, cmake_text(record, manifest).encode())
     print(cmake)
+    if "torch" in sys.modules:
+        server.start()
     return 0
 
 

@@ -185,9 +185,11 @@ def _lock(out_dir: Path, what: str):
     return f, waited
 
 
-def _export(stamp: Path, pytest_args: list[str], why: str | None = None) -> int:
+def _export(stamp: Path, pytest_args: list[str], why: str | None = None, argv: list[str] | None = None) -> int:
     """The dump step of one kernel file: pytest unless the stamp is current
-    (`why`: the batch found it stale already, and why)."""
+    (`why`: the batch found it stale already, and why). With ``argv`` (the
+    step's own arguments), a stale file is exported by the resident export
+    process (``tileperf_dump.server``) unless it is off."""
     out = _option(pytest_args, "--tileperf-out")
     if not out:
         print("run_dump.py: error: the pytest arguments give no --tileperf-out", file=sys.stderr)
@@ -200,6 +202,13 @@ def _export(stamp: Path, pytest_args: list[str], why: str | None = None) -> int:
         if fresh:
             print(f"dump up to date ({stamp}): nothing that decides the bytecode changed")
             return 0
+    if argv is not None:
+        lock.close()  # the server's worker takes it
+        from tileperf_dump import server
+        code = server.delegate("tileperf_dump.run_dump", ["--stale-known", *argv])
+        if code is not None:
+            return code
+        lock, _ = _lock(out_dir, f"run_dump.py export into {out_dir}")
     print(f"dumping: {why}")
     stamp.unlink(missing_ok=True)  # a failed run must leave no stamp that vouches for it
     before = _snapshot(out_dir)
@@ -286,7 +295,11 @@ def _mark_current(stamp: Path, run: str | None) -> None:
     write_json(marker, {"run": run, "stamp_sha256": digest})
 
 
-def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
+def _batch(path: Path, jobs: int, run_file: Path | None = None, argv: list[str] = (),
+           delegated: bool | None = None) -> int:
+    """The dump batch: exports each stale kernel file of the batch, in the
+    resident export process (``tileperf_dump.server``) unless it is off or
+    this is it (``delegated``)."""
     entries = _read_batch(path)
     run = _run_id(run_file)
     stale = []  # (entry, why its stamp is not current)
@@ -304,6 +317,11 @@ def _batch(path: Path, jobs: int, run_file: Path | None = None) -> int:
           f"{len(stale)} to export")
     if not stale:
         return 0
+    if delegated is None:
+        from tileperf_dump import server
+        code = server.delegate("tileperf_dump.run_dump", ["--stale-known", *argv])
+        if code is not None:
+            return code
     _leave_own_folder()
     # What every export imports first, once for all of them.
     import pytest  # noqa: F401
@@ -364,6 +382,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch", type=Path)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--run-file", type=Path, help="the run record: marks the stamps found current")
+    parser.add_argument("--stale-known", action="store_true", help=argparse.SUPPRESS)  # sent to the server
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
@@ -372,11 +391,11 @@ def main(argv: list[str]) -> int:
             parser.error("--batch takes no --stamp and no pytest arguments")
         if args.jobs < 1:
             parser.error("--jobs must be at least 1")
-        return _batch(args.batch, args.jobs, args.run_file)
+        return _batch(args.batch, args.jobs, args.run_file, argv, True if args.stale_known else None)
     if not args.stamp:
         parser.error("give --stamp and pytest arguments, or --batch")
     _leave_own_folder()
-    return _export(args.stamp, pytest_args)
+    return _export(args.stamp, pytest_args, argv=None if args.stale_known else argv)
 
 
 if __name__ == "__main__":
