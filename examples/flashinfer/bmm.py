@@ -1,6 +1,6 @@
 """FlashInfer's cuTile masked and ragged batched GEMMs (bf16, fp8 block-scaled), launched by FlashInfer's own host code.
 
-Each configuration calls the library's launcher with stand-in tensors (the
+Each configuration calls the library's launcher with fake tensors (the
 experts of a mixture of experts, each with its own rows), FlashInfer's
 default tile configuration for the architecture, and autotuning off, as
 FLASHINFER_CUTILE_AUTOTUNE_DISABLED=1 sets it; the gate takes the kernel,

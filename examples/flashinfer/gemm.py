@@ -1,6 +1,6 @@
 """FlashInfer's cuTile BF16 GEMM and batched GEMM, launched by FlashInfer's own host code.
 
-Each configuration calls the library's launcher with stand-in tensors of a
+Each configuration calls the library's launcher with fake tensors of a
 typical LLM shape and one entry of FlashInfer's autotune space for the
 architecture (its SM count sizes the persistent grid); the gate takes the
 kernel, its constants and the grid from the ct.launch it makes.

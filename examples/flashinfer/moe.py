@@ -3,7 +3,7 @@
 Each configuration runs FlashInfer's pipeline `run_moe` (or, for the first
 GEMM, which the pipeline launches before the second, the routing `_permute`
 and `_grouped_gemm` it is made of; `launch_activation` for an activation
-that is not gated) on stand-in tensors of a real model's MoE
+that is not gated) on fake tensors of a real model's MoE
 layer, with the workspace of `allocate_workspace` and FlashInfer's default
 BF16 tactic for the architecture; `launch_kernel=` picks the kernel it gates
 among the pipeline's launches. The `*_i64` twins are the launchers' own

@@ -1,6 +1,6 @@
 """FlashInfer's cuTile FP4-weight MoE (NVFP4: e2m1 values, an e4m3 scale per 16), its quantization, packing and grouped GEMMs, launched by FlashInfer's own pipeline `run_moe` (sm_120 and sm_100).
 
-Each configuration runs `fused_moe.cutile.fp4.run_moe` on stand-in tensors
+Each configuration runs `fused_moe.cutile.fp4.run_moe` on fake tensors
 of DeepSeek-V3's MoE layer over 8 GPUs in expert parallel (32 experts a GPU,
 top 8, hidden 7168, intermediate 2048, SwiGLU) with FlashInfer's own
 workspace (`allocate_workspace`) and the tactic FlashInfer's MoE runner falls

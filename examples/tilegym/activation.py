@@ -1,7 +1,7 @@
 """TileGym's cuTile activation kernels (GELU, GEGLU, ReLU, SwiGLU, SiLU-and-mul; the backwards of GELU, GEGLU and the GLUs), launched by TileGym's own host code.
 
 Each configuration calls TileGym's public op (the forward of its autograd
-Function) with stand-in tensors of an LLM's MLP; the two GLU backward kernels
+Function) with fake tensors of an LLM's MLP; the two GLU backward kernels
 are launched by the module's backward launcher, which their autograd
 Functions call; GELU's and GEGLU's backwards run from ``y.backward()`` on
 the op's output, as a user's training step reaches them. Where TileGym tunes (SiLU-and-mul's occupancy), ``tune=``

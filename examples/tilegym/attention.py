@@ -1,6 +1,6 @@
 """TileGym's cuTile prefill attention kernels (FMHA forward and backward, variants, varlen, sinks, Gemma), launched by TileGym's public ops.
 
-Each configuration calls the op as a user does, with stand-in tensors of a
+Each configuration calls the op as a user does, with fake tensors of a
 real model's prefill (Llama-3-8B: 32 heads, 8 KV heads, head dim 128;
 gpt-oss-20b for attention sinks; Gemma-2-9B for Gemma's attention). Where
 TileGym tunes, ``tune=`` takes the first candidate, the one it takes with

@@ -1,7 +1,7 @@
 """TileGym's experimental cuTile kernels (mHC hyper-connections, sparse MLA, sliding-window attention), launched by TileGym's public ops.
 
 Each configuration calls the op of ``tilegym.ops.cutile.experimental`` with
-stand-in tensors of the model the kernel was written for: mHC's four residual
+fake tensors of the model the kernel was written for: mHC's four residual
 streams of DeepSeek-V3's hidden size (7168), DeepSeek-V3.2's sparse MLA (128
 heads, 512 latent and 64 rotary dimensions, top-2048 keys), Mistral-7B's
 sliding window (4096); NVFP4 quantization is in nvfp4.py. Where TileGym

@@ -1,7 +1,7 @@
 """TileGym's cuTile gated delta rule kernels (Qwen3-Next's linear attention: recurrent decode, chunked prefill), launched by TileGym's public ops.
 
 Each configuration calls ``recurrent_gated_delta_rule`` or
-``chunk_gated_delta_rule`` (autograd Functions' forwards) with stand-in
+``chunk_gated_delta_rule`` (autograd Functions' forwards) with fake
 tensors of one Qwen3-Next-80B-A3B linear-attention layer (16 query/key heads,
 32 value heads, head dims 128). The recurrent op tunes over its kernels and
 tiles: ``tune=`` takes the first candidate of each search (the standard

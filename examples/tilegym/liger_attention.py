@@ -2,10 +2,9 @@
 
 Neighborhood attention's forward is the suite's registered op, tuned as the
 suite does with autotuning disabled (the first of its candidates); its three
-backward kernels run from ``backward()`` on the op's output. The
-multi-token attention op convolves the scores with torch between its masks
-(the gate's stand-in for torch has no convolution), so each mask kernel is
-launched by the host function the op calls, on the scores of one head.
+backward kernels run from ``backward()`` on the op's output. Multi-token
+attention's mask kernels are launched by the host functions its op calls
+between its convolutions, each on the scores of one head.
 """
 from tilegym.suites.liger.cutile import fused_neighborhood_attention as fna
 from tilegym.suites.liger.cutile import multi_token_attention as mta

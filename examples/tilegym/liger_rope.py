@@ -1,7 +1,7 @@
 """TileGym's cuTile ports of Liger's rotary-embedding kernels (RoPE, Llama-4 RoPE, Qwen2-VL multimodal RoPE), launched by the suite's own ops as Liger's users call them.
 
 Each configuration calls the suite's registered op (an autograd Function's
-forward) with stand-in tensors of a real model's attention heads over a batch
+forward) with fake tensors of a real model's attention heads over a batch
 of 2 sequences of 2048 tokens; the kernel is the one the op picks for those
 head counts (a power-of-2 count of heads takes the 4D block kernel).
 """

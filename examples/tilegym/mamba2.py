@@ -1,6 +1,6 @@
 """TileGym's cuTile Mamba-2 chunked scan forward kernels, launched by TileGym's public op.
 
-Each configuration calls ``mamba2_chunk_forward`` with stand-in tensors of
+Each configuration calls ``mamba2_chunk_forward`` with fake tensors of
 one Mamba2-2.7B layer (80 heads of 64, state 128, one group, chunk 256) over
 a 4096-token sequence; the forward with TileGym's default chunk of 64 takes the
 output kernel's swapped variant. Where TileGym tunes (every kernel here),

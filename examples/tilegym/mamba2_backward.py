@@ -1,7 +1,7 @@
 """TileGym's cuTile Mamba-2 chunked scan backward kernels, launched by TileGym's public op.
 
 Each configuration calls ``mamba2_chunk_backward`` (a host function, no
-autograd) with stand-in tensors of one Mamba2-2.7B layer (80 heads of 64,
+autograd) with fake tensors of one Mamba2-2.7B layer (80 heads of 64,
 state 128, one group, chunk 256) over a 4096-token sequence. Every kernel
 here tunes: ``tune=`` takes the first candidate, the one TileGym takes with
 autotuning disabled.

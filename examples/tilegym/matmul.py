@@ -1,6 +1,6 @@
 """TileGym's cuTile GEMM kernels (matmul, batched, grouped, and the fused Linear + GLU activation), launched by TileGym's public ops.
 
-Each configuration calls TileGym's op with stand-in tensors of Llama-3-8B's
+Each configuration calls TileGym's op with fake tensors of Llama-3-8B's
 MLP (hidden 4096, intermediate 14336), its attention (32 heads of 128) or
 Mixtral-8x7B's experts. Every one of these ops tunes with cuTile's
 ``exhaustive_search`` and has no untuned default: ``tune=`` takes the first

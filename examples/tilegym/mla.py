@@ -1,6 +1,6 @@
 """TileGym's cuTile multi-head latent attention kernels (DeepSeek-V3 MLA prefill, absorbed decode, split-KV decode), launched by TileGym's public ops.
 
-Each configuration calls the op as a user does with stand-in tensors of
+Each configuration calls the op as a user does with fake tensors of
 DeepSeek-V3's attention (128 heads; prefill: no-RoPE query/key and value dim
 128, RoPE dim 64; decode with absorbed weights: kv_lora_rank 512, RoPE dim
 64). Where TileGym tunes (the prefill), ``tune=`` takes the first candidate,

@@ -1,6 +1,6 @@
 """TileGym's cuTile RMSNorm and LayerNorm kernels (forward, and RMSNorm's backward), launched by TileGym's public ops.
 
-Each configuration calls TileGym's op as a model calls it, with stand-in
+Each configuration calls TileGym's op as a model calls it, with fake
 tensors of Llama-3-8B's hidden size (4096) or, for the channels-first
 LayerNorm, ConvNeXt-T's first stage; the kernel is the one the op picks for
 that shape (or its ``mode=``). Where TileGym tunes (the persistent LayerNorm),

@@ -1,7 +1,7 @@
 """TileGym's cuTile softmax kernels, launched by TileGym's public op as its users call it.
 
 Each configuration calls ``tilegym.ops.cutile.softmax.softmax`` (an autograd
-Function's forward) with a stand-in tensor of an LLM's vocabulary or hidden
+Function's forward) with a fake tensor of an LLM's vocabulary or hidden
 size; the variant is the op's own keyword. Where TileGym tunes (the gather
 kernel's worker warps), ``tune=`` takes the first of its candidates, as
 TileGym does with autotuning disabled.

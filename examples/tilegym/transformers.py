@@ -3,7 +3,7 @@
 The shapes are TileGym's own: each Definition/Workload pair of
 ``tilegym/transformers/*/kernel_definitions`` and ``kernel_workloads`` with
 a cuTile Solution becomes a configuration that calls the Solution's entry
-point with stand-in tensors of the workload's axes.
+point with fake tensors of the workload's axes.
 """
 from pathlib import Path
 

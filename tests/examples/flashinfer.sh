@@ -43,9 +43,6 @@ metric() {
 }
 
 step_install() {
-  if "$TILEPERF_PYTHON" -c "import torch" 2>/dev/null; then
-    echo "note: torch is installed; the gate uses the stand-in for it all the same"
-  fi
   install_example
   local kernels
   kernels=$(cat "$example"/*.py | grep -c '^    "[a-z0-9_]*": ')

@@ -4,7 +4,7 @@ does not start Python, import cuTile's compiler and torch (which cuTile's
 compiler imports itself when it is installed) and set up torch's fake tensors
 again: seconds each time.
 
-    python -m tileperf_dump.server --name NAME [--idle SECONDS]
+    python -m tileperf_dump.server --name NAME [--tools FOLDER] [--idle SECONDS]
 
 is started by the first step that asks for it (:func:`delegate`), in the
 background in a session of its own, its output in a log file beside its
@@ -106,7 +106,8 @@ def _connect(name: str) -> socket.socket | None:
 def _start(name: str) -> None:
     log = open(_log_path(name), "ab")
     env = dict(os.environ, TILEPERF_IN_EXPORT_SERVER="1")
-    subprocess.Popen([sys.executable, "-m", "tileperf_dump.server", "--name", name], stdin=subprocess.DEVNULL,
+    subprocess.Popen([sys.executable, "-m", "tileperf_dump.server", "--name", name, "--tools",
+                      str(Path(__file__).resolve().parent)], stdin=subprocess.DEVNULL,
                      stdout=log, stderr=log, start_new_session=True, close_fds=True, env=env,
                      cwd=tempfile.gettempdir())
     log.close()
@@ -349,6 +350,7 @@ def serve(name: str, idle: float) -> int:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tileperf_dump.server")
     parser.add_argument("--name", required=True)
+    parser.add_argument("--tools", help="the tileperf_dump folder it serves (for ps and pgrep)")
     parser.add_argument("--idle", type=float, default=float(os.environ.get("TILEPERF_EXPORT_SERVER_IDLE", IDLE)))
     args = parser.parse_args(argv)
     return serve(args.name, args.idle)
