@@ -164,9 +164,10 @@ def _arguments(argv: list[str]):
 
 
 def main(argv: list[str]) -> int:
-    """The manifest step; in the resident export process when it is up
-    (``tileperf_dump.server``). A kernel file whose import brought in torch
-    (seconds) starts that process for the files that follow."""
+    """The manifest step; in the resident export process when it is up and
+    taking requests (``tileperf_dump.server``), else here. A kernel file
+    whose import brought in torch (seconds) starts that process for the
+    files that follow."""
     from tileperf_dump import server
     if server.running():
         code = server.delegate("tileperf_dump.manifest", argv)

@@ -136,12 +136,20 @@ def _ask(name: str, request: dict) -> int | None:
     return int(answer["exit"])
 
 
-def running() -> bool:
-    """Whether the resident export process of this Python is up."""
+def running(wait: float = 0.2) -> bool:
+    """Whether the resident export process of this Python is up and taking
+    requests (not still importing what it imports first): it answers a ping
+    within ``wait`` seconds."""
     sock = _connect(server_name()) if enabled() else None
-    if sock is not None:
-        sock.close()
-    return sock is not None
+    if sock is None:
+        return False
+    with sock:
+        try:
+            sock.settimeout(wait)
+            _send(sock, {"ping": True})
+            return bool((_receive(sock) or {}).get("pong"))
+        except OSError:
+            return False
 
 
 def start() -> None:
@@ -221,7 +229,9 @@ def _receive_request(conn: socket.socket) -> tuple[dict, list[int]]:
     while not data.endswith(b"\n"):
         chunk, ancillary, _, _ = conn.recvmsg(1 << 20, socket.CMSG_SPACE(3 * fds.itemsize))
         if not chunk:
-            raise ConnectionError("the step closed the connection")
+            if not data:
+                raise EOFError
+            raise ConnectionError("the step closed the connection mid-request")
         for level, kind, payload in ancillary:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                 fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
@@ -317,8 +327,18 @@ def serve(name: str, idle: float) -> int:
         last = time.monotonic()
         try:
             request, fds = _receive_request(conn)
+        except EOFError:
+            conn.close()
+            continue
         except (OSError, ValueError) as e:
             print(f"tileperf export server {name}: a bad request ({e})", flush=True)
+            conn.close()
+            continue
+        if request.get("ping"):
+            try:
+                _send(conn, {"pong": True})
+            except OSError:
+                pass
             conn.close()
             continue
         changed = _changed(snapshot)

@@ -14,7 +14,7 @@ schema, so that the shapes gated are the ones the library declares:
 
 :func:`inventory_configs` makes one :class:`Config` per workload line of
 every definition with a cuTile solution: its launch calls the entry point
-with stand-in tensors of the workload's shapes, by the inputs' names. A
+with fake tensors of the workload's shapes, by the inputs' names. A
 malformed file is a ``ValueError`` naming the file and the place in it.
 """
 
