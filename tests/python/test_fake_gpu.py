@@ -134,7 +134,10 @@ def test_each_architectures_device_answers_from_the_table():
                 props.memory_bus_width  # noqa: B018
             with pytest.raises(FakeGpuError, match="there is no device 1"):
                 torch.cuda.set_device(1)
-            assert hasattr(torch.cuda, "MemPool")  # torch's own module: what it has, the gate has
+            pool = torch.cuda.MemPool()
+            with torch.cuda.use_mem_pool(pool):
+                assert torch.empty(8, device="cuda").shape == (8,)  # an allocation in the pool
+            assert pool.snapshot() == []
     assert not torch.cuda.is_available()
 
 

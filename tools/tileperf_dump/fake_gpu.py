@@ -16,9 +16,11 @@ each answer named:
 - ``torch.cuda``'s device queries (properties, capability, name, SM count,
   memory, whether CUDA is available, the device count and index) from the
   architecture's row of ``archs.json`` (:class:`DeviceProperties`, :func:`_device_queries`);
-- streams, events and the ``torch.cuda.device`` and ``torch.cuda.stream``
-  contexts, which order work on a GPU and have nothing to order here
-  (:class:`Stream`, :class:`Event`, :class:`_NoOrdering`);
+- streams, events, memory pools and the ``torch.cuda.device``,
+  ``torch.cuda.stream`` and ``torch.cuda.use_mem_pool`` contexts, which
+  order or place work on a GPU and have nothing to order or place here
+  (:class:`Stream`, :class:`Event`, :class:`MemPool`, :func:`_use_mem_pool`,
+  :class:`_NoOrdering`);
 - every allocation has an address of its own (``data_ptr``), aligned as
   CUDA's caching allocator aligns them, so that code telling allocations
   apart (an output that must not alias an input) or checking alignment sees
@@ -154,6 +156,31 @@ class Stream:
         return "<torch.cuda.Stream device=cuda:0 cuda_stream=0x0 (fake)>"
 
 
+class MemPool:
+    """``torch.cuda.MemPool`` on the fake GPU: a pool that allocations made
+    under ``torch.cuda.use_mem_pool`` come from; fake tensors take no memory,
+    so it holds none."""
+
+    _next = [1]
+
+    def __init__(self, allocator=None, use_on_oom: bool = False, **kwargs):
+        self.id = (0, MemPool._next[0])
+        MemPool._next[0] += 1
+        self.allocator = allocator
+
+    def use_count(self) -> int:
+        return 1
+
+    def snapshot(self) -> list:
+        return []
+
+
+@contextlib.contextmanager
+def _use_mem_pool(pool, device=None):
+    """``torch.cuda.use_mem_pool(pool)``: allocations come from ``pool``."""
+    yield
+
+
 class _NoOrdering(contextlib.ContextDecorator):
     """``torch.cuda.device(i)``, ``torch.cuda.device_of(t)``,
     ``torch.cuda.stream(s)``: contexts that select a device or stream to
@@ -261,7 +288,7 @@ def _device_queries(target: Arch) -> dict[str, Any]:
         "current_stream": lambda device=None: stream, "default_stream": lambda device=None: stream,
         "set_stream": nothing, "is_current_stream_capturing": lambda: False,
         "Stream": Stream, "Event": Event, "device": _NoOrdering, "device_of": _NoOrdering,
-        "stream": _NoOrdering, "StreamContext": _NoOrdering,
+        "stream": _NoOrdering, "StreamContext": _NoOrdering, "MemPool": MemPool, "use_mem_pool": _use_mem_pool,
     }
 
 
