@@ -56,21 +56,23 @@ run_gate() {
   fi
 }
 
-# edited_build <package> <-D option naming its folder> <module path> <old> <new>:
+# edited_build <package> <-D option naming its folder> <module path> <old> <new> <kernel>:
 # $WORK/build-edited, the example configured afresh against the package with
-# that module edited.
+# that module edited, registering the configuration file <kernel> alone.
 edited_build() {
   edited_copy "$(installed_package "$1")" "$WORK/edited/$1" "$3" "$4" "$5" || fail "the edit's line was not found"
   rm -rf "$WORK/build-edited"
+  local kernels
+  kernels=$(echo "$1" | tr '[:lower:]' '[:upper:]')_KERNELS
   quiet cmake -S "$example" -B "$WORK/build-edited" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
-    -DTILEPERF_PYTHON="$TILEPERF_PYTHON" "$2=$WORK/edited"
+    -DTILEPERF_PYTHON="$TILEPERF_PYTHON" "$2=$WORK/edited" "-D$kernels=$6"
 }
 
 # judged <package> <-D option> <module path> <old> <new> <kernel/config.arch> <regex>:
 # the edited library's test of that configuration ends in a "state: message"
 # that matches the regex.
 judged() {
-  edited_build "$1" "$2" "$3" "$4" "$5"
+  edited_build "$1" "$2" "$3" "$4" "$5" "${6%%/*}"
   local got
   ctest --test-dir "$WORK/build-edited" -R "^perf\.${6//\//\\.}$" >"$WORK/last.log" 2>&1 || true
   got=$("$TILEPERF_PYTHON" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["state"] + ": " + r["message"])' \

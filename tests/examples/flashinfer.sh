@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Drives examples/flashinfer, the gate of FlashInfer's cuTile kernels as
 # FlashInfer is on PyPI (its requirements.txt, installed by tools/run into the
-# Python of the gate, without torch). One step per call (each a CTest test):
+# Python of the gate beside tileperf's torch). One step per call (each a CTest test):
 #
 #   flashinfer.sh install   install tileperf, configure the example against the
 #                           installed package: every configuration is listed
@@ -70,7 +70,7 @@ step_gate() {
 
 step_launcher() {
   edited_build flashinfer -DFLASHINFER_PATH gemm/kernels/cutile/mm_bf16_cutile.py \
-    "min(NUM_SMS // num_ctas, total_tiles) * occupancy)" "min(NUM_SMS // num_ctas, total_tiles) * occupancy * 2)"
+    "min(NUM_SMS // num_ctas, total_tiles) * occupancy)" "min(NUM_SMS // num_ctas, total_tiles) * occupancy * 2)" gemm
   local edited=$WORK/build-edited config=gemm/mm_m4096_n14336_k4096_128x128
   ctest --test-dir "$edited" -R "^perf\.gemm\.mm_m4096_n14336_k4096_128x128\.sm_90$" >"$WORK/last.log" 2>&1 || true
   [[ $(record "$edited" $config 'r["archs"]["sm_90"]["problem"]["grid"][0]') == 264 ]] ||

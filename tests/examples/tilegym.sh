@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Drives examples/tilegym, the gate of TileGym's cuTile kernels as TileGym is
 # on PyPI (its requirements.txt, installed by tools/run into the Python of the
-# gate, without torch). One step per call (each a CTest test):
+# gate, beside tileperf's torch). One step per call (each a CTest test):
 #
 #   tilegym.sh install   install tileperf, configure the example against the
 #                        installed package: every configuration is listed
