@@ -311,3 +311,30 @@ BOOST_AUTO_TEST_CASE(a_tuning_change_is_judged_by_the_launch_estimate_alone) {
   other.toolchain = {{"tileiras", "13.5.37"}};
   BOOST_TEST((judge(base, other, policy).state == State::kToolchainChanged));
 }
+
+BOOST_AUTO_TEST_CASE(every_figure_of_a_legal_launch_however_large_reads_back) {
+  // The captured matmul over a grid of [2^20, 2^20] whose loop runs 2^31 - 1
+  // times: cost.time_ns once came out as INT64_MIN, and a K of 2^31 - 64
+  // wrote a baseline the next check refused. Figures past kMaxCount hold
+  // there, and the metrics file reads back.
+  const std::string base = "matmul.f16_128x128x64.sm_90";
+  ToolOutputs o;
+  o.sass_text = fixture(base + ".sass");
+  o.sass_name = base + ".sass";
+  o.res_usage_text = fixture(base + ".res-usage.txt");
+  o.res_usage_name = base + ".res-usage.txt";
+  nlohmann::json record = parse_json(fixture("matmul.f16_128x128x64.dump.json"), "dump.json");
+  record["problem"]["grid"] = {1 << 20, 1 << 20};
+  record["problem"]["trips"][0]["trips"] = 2147483647;
+  Problem problem = *problem_from_record(record, "dump.json");
+  Measurement m = measure(o, fixture_path(base + ".cubin"), &problem);
+  BOOST_TEST(m.values.at("cost.time_ns") == kMaxCount);
+  for (const auto& [name, value] : m.values) {
+    BOOST_TEST((value >= 0 && value <= kMaxCount), name << " = " << value);
+  }
+  Metrics metrics;
+  metrics.id = {"matmul", "f16_128x128x64", "sm_90"};
+  metrics.values = m.values;
+  Metrics back = metrics_from_json(parse_json(to_json_text(metrics), "m.json"), "m.json");
+  BOOST_TEST((back.values == metrics.values));
+}
