@@ -24,7 +24,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$top" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTILEPERF_FUZZ=ON >/dev/null
 fi
-targets="elf line_table sass loops resusage remarks tileir skeleton metrics policy result problem"
+targets="elf line_table sass loops resusage remarks tileir skeleton schedule metrics policy result problem launch timeline"
 if [ "${1:-}" = "--build" ]; then
   for t in $targets; do cmake --build "$build" -j "$(nproc)" --target "fuzz_$t"; done
   exit 0

@@ -541,7 +541,7 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   double loads = 0, stores = 0, spills = 0;
   std::function<int(std::int64_t)> class_of = [](std::int64_t) { return 0; };
   if (!sk || sk->classes.size() == 1) {
-    work.push_back({mean.latency + dispatch, mean.throughput});
+    work.push_back({mean.latency + dispatch, mean.throughput, e.ctas});
     loads = mean.loads * blocks;
     stores = mean.stores * blocks;
     spills = mean.spills * static_cast<double>(e.ctas);
@@ -597,7 +597,7 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
       }
       double n = static_cast<double>(sk->classes[k].blocks);
       for (const auto& f : flows) e.launch_cost += f.block_cost * n;
-      work.push_back({c.latency + dispatch, c.throughput});
+      work.push_back({c.latency + dispatch, c.throughput, sk->classes[k].blocks * e.cluster});
       loads += c.loads * n;
       stores += c.stores * n;
       spills += c.spills * n * static_cast<double>(e.cluster);
