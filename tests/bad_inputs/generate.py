@@ -218,6 +218,7 @@ problem("grid_overflow.json", lambda p: p.update({"grid": [2**31 - 1, 2**31 - 1,
 problem("trips_fraction.json", lambda p: p["trips"][0].update({"trips": 12.5}))
 problem("line_huge.json", lambda p: p["trips"][0].update({"lines": [10**12]}))
 problem("no_grid.json", lambda p: p.pop("grid"))
+problem("grid_rank.json", lambda p: p.update({"grid": [2, 2, 2, 2]}))
 
 # --- a configuration for `tileperf check` with the fake tools (bytecode
 # and dump record; the fake tileiras does not read the bytecode)
