@@ -146,6 +146,24 @@ BOOST_AUTO_TEST_CASE(a_load_waited_for_at_once_costs_its_latency_and_one_issued_
   BOOST_TEST(t < 40 * 15 + 100);
 }
 
+BOOST_AUTO_TEST_CASE(a_scoreboard_field_of_6_names_no_scoreboard) {
+  // The wait mask has six bits: a write or read field of 6 (once written
+  // past the replay's six scoreboards) is released when written and waited
+  // for by nobody; the wait on SB0 still costs the load's latency.
+  Analysed a;
+  a.listing = listing_of({
+      {"LDG.E R2, desc[UR4][R4.64]", 1, 0},
+      {"LDG.E R6, desc[UR4][R8.64]", 1, 6, 6},
+      {"FADD R3, R2, R2", 4, -1, -1, 0x3f},
+      {"EXIT"},
+  });
+  analyse(a, 1);
+  BOOST_TEST(a.listing.functions[0].instructions[1].control.write_scoreboard == 6);
+  double t = replay(a);
+  BOOST_TEST(t >= 600);
+  BOOST_TEST(t < 700);
+}
+
 BOOST_AUTO_TEST_CASE(a_loop_body_is_replayed_and_its_steady_iteration_drawn) {
   // The default 16 trips of a loop that loads, waits and adds.
   Analysed a;
