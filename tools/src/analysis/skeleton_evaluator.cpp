@@ -435,7 +435,7 @@ Evaluator::Leave Evaluator::run_loop(const IrOp& op, int index, double mult) {
 
 // The scalar operations; anything else gives unknown results.
 void Evaluator::compute(const IrOp& op, int index) {
-  const std::string& n = op.name;
+  std::string_view n = op.name;
   if (op.results.empty()) return;
   if (is_memory(op) || n.rfind("load_", 0) == 0 || n.rfind("atomic", 0) == 0) {
     set_results(op, unknown(Why::kMemory, index));
@@ -476,7 +476,7 @@ void Evaluator::compute(const IrOp& op, int index) {
 
 // Views and their shapes (a view's dimension may differ between blocks).
 void Evaluator::compute_view(const IrOp& op, int index) {
-  const std::string& n = op.name;
+  std::string_view n = op.name;
   if (n == "make_tensor_view") {
     View v;
     for (const auto& d : op.shape) v.shape.push_back(d.value >= 0 ? at(d.value) : integer(d.constant));
@@ -518,7 +518,7 @@ void Evaluator::compute_view(const IrOp& op, int index) {
 // An integer or float scalar; for values that differ between the blocks,
 // their range (scalar_ranges.h).
 void Evaluator::compute_scalar(const IrOp& op, int index, IrType type) {
-  const std::string& n = op.name;
+  std::string_view n = op.name;
   if (n == "select" && op.operands.size() == 3 && operand(op, 0).differs()) {
     const Val &a = operand(op, 1), &b = operand(op, 2);
     std::uint8_t dims = operand(op, 0).dims | a.dims | b.dims;
