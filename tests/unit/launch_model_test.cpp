@@ -238,14 +238,22 @@ BOOST_AUTO_TEST_CASE(the_architecture_table_is_the_calibration_it_cites) {
 
 namespace {
 
-// The captured matmul (tileiras 13.4.92, sm_90) measured as a check would.
-Measurement captured_matmul() {
-  const std::string base = "matmul.f16_128x128x64.sm_90";
+const std::string kMatmul = "matmul.f16_128x128x64.sm_90";
+
+// The captured matmul's listing and resource usage (tileiras 13.4.92, sm_90).
+ToolOutputs matmul_outputs() {
   ToolOutputs o;
-  o.sass_text = fixture(base + ".sass");
-  o.sass_name = base + ".sass";
-  o.res_usage_text = fixture(base + ".res-usage.txt");
-  o.res_usage_name = base + ".res-usage.txt";
+  o.sass_text = fixture(kMatmul + ".sass");
+  o.sass_name = kMatmul + ".sass";
+  o.res_usage_text = fixture(kMatmul + ".res-usage.txt");
+  o.res_usage_name = kMatmul + ".res-usage.txt";
+  return o;
+}
+
+// The captured matmul measured as a check would.
+Measurement captured_matmul() {
+  const std::string& base = kMatmul;
+  ToolOutputs o = matmul_outputs();
   o.remarks_text = fixture(base + ".remarks.yaml");
   o.remarks_name = base + ".remarks.yaml";
   static std::optional<Problem> problem;
@@ -335,17 +343,12 @@ BOOST_AUTO_TEST_CASE(every_figure_of_a_legal_launch_however_large_reads_back) {
   // times: cost.time_ns once came out as INT64_MIN, and a K of 2^31 - 64
   // wrote a baseline the next check refused. Figures past kMaxCount hold
   // there, and the metrics file reads back.
-  const std::string base = "matmul.f16_128x128x64.sm_90";
-  ToolOutputs o;
-  o.sass_text = fixture(base + ".sass");
-  o.sass_name = base + ".sass";
-  o.res_usage_text = fixture(base + ".res-usage.txt");
-  o.res_usage_name = base + ".res-usage.txt";
+  ToolOutputs o = matmul_outputs();
   nlohmann::json record = parse_json(fixture("matmul.f16_128x128x64.dump.json"), "dump.json");
   record["problem"]["grid"] = {1 << 20, 1 << 20};
   record["problem"]["trips"][0]["trips"] = 2147483647;
   Problem problem = *problem_from_record(record, "dump.json");
-  Measurement m = measure(o, fixture_path(base + ".cubin"), &problem);
+  Measurement m = measure(o, fixture_path(kMatmul + ".cubin"), &problem);
   BOOST_TEST(m.values.at("cost.time_ns") == kMaxCount);
   for (const auto& [name, value] : m.values) {
     BOOST_TEST((value >= 0 && value <= kMaxCount), name << " = " << value);

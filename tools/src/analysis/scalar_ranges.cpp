@@ -104,12 +104,7 @@ Val unary(const std::string& n, Span a, bool is_unsigned, int bits, std::uint8_t
 }  // namespace
 
 Val block_range(std::int64_t lo, std::int64_t hi, int dim) {
-  if (lo == hi) return integer(lo);
-  Val v = integer(lo);
-  v.kind = Val::kRange;
-  v.hi = hi;
-  v.dims = static_cast<std::uint8_t>(1u << dim);
-  return v;
+  return fitted(lo, hi, 64, static_cast<std::uint8_t>(1u << dim));
 }
 
 Val varies(std::uint8_t dims) {

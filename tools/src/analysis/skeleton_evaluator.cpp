@@ -295,6 +295,26 @@ void Evaluator::end_iterations(const Doubt& outer) {
   doubt_ = outer;
 }
 
+// ... with its counts and the values it carried out;
+Evaluator::Leave Evaluator::counted(const IrOp& op, int index, int l, double mult, double trips,
+                                    const std::vector<Val>& carried, const Doubt& outer) {
+  end_iterations(outer);
+  counts_->commit();
+  record(l, mult, trips);
+  for (std::size_t k = 0; k < op.results.size(); ++k) {
+    at(op.results[k]) = k < carried.size() ? carried[k] : unknown(Why::kUndefined, index);
+  }
+  return Leave::kNormal;
+}
+
+// ... or, its control not computed, taken back and run once for its
+// declared or assumed trips.
+Evaluator::Leave Evaluator::taken_back(const IrOp& op, int l, double mult, const Val& why, const Doubt& outer) {
+  end_iterations(outer);
+  counts_->rollback();
+  return uncounted(op, l, mult, why);
+}
+
 Evaluator::Leave Evaluator::run_for(const IrOp& op, int index, double mult) {
   int l = a_.loop_of(index);
   if (op.regions.empty() || op.operands.size() < 3) return Leave::kNormal;
@@ -363,17 +383,9 @@ Evaluator::Leave Evaluator::iterate_for(const IrOp& op, int index, int l, double
       }
     }
   } catch (const UnknownControl& u) {
-    end_iterations(outer);
-    counts_->rollback();
-    return uncounted(op, l, mult, u.why);
+    return taken_back(op, l, mult, u.why, outer);
   }
-  end_iterations(outer);
-  counts_->commit();
-  record(l, mult, trips);
-  for (std::size_t k = 0; k < op.results.size(); ++k) {
-    at(op.results[k]) = k < carried.size() ? carried[k] : unknown(Why::kUndefined, index);
-  }
-  return Leave::kNormal;
+  return counted(op, index, l, mult, trips, carried, outer);
 }
 
 Evaluator::Leave Evaluator::run_loop(const IrOp& op, int index, double mult) {
@@ -420,17 +432,9 @@ Evaluator::Leave Evaluator::run_loop(const IrOp& op, int index, double mult) {
       break;  // break, or a body without a terminator
     }
   } catch (const UnknownControl& u) {
-    end_iterations(outer);
-    counts_->rollback();
-    return uncounted(op, l, mult, u.why);
+    return taken_back(op, l, mult, u.why, outer);
   }
-  end_iterations(outer);
-  counts_->commit();
-  record(l, mult, trips);
-  for (std::size_t k = 0; k < op.results.size(); ++k) {
-    at(op.results[k]) = k < carried.size() ? carried[k] : unknown(Why::kUndefined, index);
-  }
-  return Leave::kNormal;
+  return counted(op, index, l, mult, trips, carried, outer);
 }
 
 // The scalar operations; anything else gives unknown results.

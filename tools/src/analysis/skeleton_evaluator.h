@@ -126,6 +126,9 @@ class Evaluator {
   Leave once(const IrOp& op, double mult, double trips, const Val& vars);
   Leave uncounted(const IrOp& op, int l, double mult, const Val& why);
   void end_iterations(const Doubt& outer);
+  Leave counted(const IrOp& op, int index, int l, double mult, double trips, const std::vector<Val>& carried,
+                const Doubt& outer);
+  Leave taken_back(const IrOp& op, int l, double mult, const Val& why, const Doubt& outer);
   Leave run_for(const IrOp& op, int index, double mult);
   Leave iterate_for(const IrOp& op, int index, int l, double mult, double trips, std::int64_t first, std::int64_t step);
   Leave run_loop(const IrOp& op, int index, double mult);
