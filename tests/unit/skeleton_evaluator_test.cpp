@@ -210,3 +210,22 @@ BOOST_AUTO_TEST_CASE(ranges_of_block_ids_follow_cuTiles_semantics) {
   }
   BOOST_TEST(r.skeleton.varying_dims == std::vector<int>{0});  // y read by no decision: never split
 }
+
+BOOST_AUTO_TEST_CASE(a_value_no_operation_of_a_run_defined_is_not_known) {
+  // A malformed `if` whose else yields nothing: its result in the blocks
+  // that take the else is not known (not the range another group of blocks
+  // left behind), and a `for` without its bounds gives unknown results.
+  std::string text = kernel(kConstants +
+                            "  %t = constant <i32: 2> : tile<i32>\n"
+                            "  %c = cmpi less_than %bx, %t, signed : tile<i32> -> tile<i1>\n"
+                            "  %n = if %c -> (tile<i32>) {\n    yield %bx : tile<i32>\n  } else {\n  }\n"
+                            "  %r = for %i in (%z to %n) : tile<i32> {\n  }\n"
+                            "  for %j in (%z to %n, step %o) : tile<i32> {\n  }\n"
+                            "  for %k in (%z to %r, step %o) : tile<i32> {\n  }\n");
+  Run r = evaluate(text, {4});
+  std::int64_t blocks = 0;
+  for (const auto& c : r.skeleton.classes) blocks += c.blocks;
+  BOOST_TEST(blocks == 4);
+  BOOST_TEST(r.skeleton.loops[1].source == CountSource::kAssumed);  // %n not known in blocks 2 and 3
+  BOOST_TEST(r.skeleton.loops[2].unknown == "the evaluator does not compute for (at t.tileir:11)");
+}

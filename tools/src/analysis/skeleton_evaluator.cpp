@@ -145,6 +145,10 @@ const Val* Evaluator::first_unknown(const IrOp& op) const {
 }
 
 const Val& Evaluator::decide(const Val& v, int index) const {
+  // A group of one block has no range: a value that differs is one a
+  // malformed listing used where no operation of this run defined it.
+  static const Val stale = unknown(Why::kUndefined, -1);
+  if (v.differs() && box_.blocks() == 1) return stale;
   if (v.differs()) throw Split{index, v.dims};
   return v;
 }
@@ -196,6 +200,7 @@ Evaluator::Leave Evaluator::run_if(const IrOp& op, int index, double mult) {
       }
       return Leave::kNormal;
     }
+    if (f == Leave::kNormal) set_results(op, unknown(Why::kUnsupported, index));  // a side that yields nothing
     return f;
   }
   // A decision from values not computed: what it holds is counted on both
@@ -317,7 +322,10 @@ Evaluator::Leave Evaluator::taken_back(const IrOp& op, int l, double mult, const
 
 Evaluator::Leave Evaluator::run_for(const IrOp& op, int index, double mult) {
   int l = a_.loop_of(index);
-  if (op.regions.empty() || op.operands.size() < 3) return Leave::kNormal;
+  if (op.regions.empty() || op.operands.size() < 3) {  // no body or no bounds: nothing runs
+    set_results(op, unknown(Why::kUnsupported, index));
+    return Leave::kNormal;
+  }
   const TripDeclaration* d = declared_[static_cast<Index>(l)];
   if (d && d->override) return uncounted(op, l, mult, unknown(Why::kNone, index));
   const Val &lb = operand(op, 0), &ub = operand(op, 1), &st = operand(op, 2);
@@ -327,7 +335,9 @@ Evaluator::Leave Evaluator::run_for(const IrOp& op, int index, double mult) {
     if (v->kind != Val::kInt && !v->differs())
       return uncounted(op, l, mult, v->kind == Val::kUnknown ? *v : unknown(Why::kUnsupported, index));
   }
-  for (const Val* v : {&lb, &ub, &st}) decide(*v, index);
+  for (const Val* v : {&lb, &ub, &st}) {
+    if (decide(*v, index).kind != Val::kInt) return uncounted(op, l, mult, unknown(Why::kUndefined, index));
+  }
   const IrRegion& body = op.regions[0];
   // A step that is not positive, or a region without its induction variable.
   if (st.i <= 0 || body.arguments.empty()) return uncounted(op, l, mult, unknown(Why::kUnsupported, index));
@@ -390,7 +400,10 @@ Evaluator::Leave Evaluator::iterate_for(const IrOp& op, int index, int l, double
 
 Evaluator::Leave Evaluator::run_loop(const IrOp& op, int index, double mult) {
   int l = a_.loop_of(index);
-  if (op.regions.empty()) return Leave::kNormal;
+  if (op.regions.empty()) {
+    set_results(op, unknown(Why::kUnsupported, index));
+    return Leave::kNormal;
+  }
   const IrRegion& body = op.regions[0];
   const TripDeclaration* d = declared_[static_cast<Index>(l)];
   if (d && d->override) return uncounted(op, l, mult, unknown(Why::kNone, index));
@@ -488,8 +501,10 @@ void Evaluator::compute_view(const IrOp& op, int index) {
     return new_view(op, std::move(v));
   }
   const Val& src = operand(op, 0);
-  if (src.kind != Val::kView)
+  // A view of another run (a malformed listing's use before definition) is none of this one's.
+  if (src.kind != Val::kView || static_cast<std::size_t>(src.i) >= views_.size()) {
     return set_results(op, src.kind == Val::kUnknown ? src : unknown(Why::kUnsupported, index));
+  }
   if (n == "make_partition_view") {
     View t = views_[static_cast<Index>(src.i)];
     View v;
