@@ -16,6 +16,9 @@
 #   TILEPERF_BYTECODE_VERSION TileIR bytecode version of the dump step [13.4, from
 #                             tileperf_dump/defaults.json]
 #   TILEPERF_TOOL_TIMEOUT     seconds before a tool counts as hung [120]
+#   TILEPERF_MANIFEST_TIMEOUT seconds a kernel file's import may take at configure
+#                             time (the manifest step) before configure stops
+#                             and names the file and where it was [300]
 #   TILEPERF_CACHE_DIR        result cache of the perf tests, shared by builds or CI
 #                             jobs when they point at one folder; off: none
 #                             [<build>/tileperf/cache; TILEPERF_CACHE_DIR in the
@@ -78,6 +81,11 @@ set(TILEPERF_ARCHS "sm_120;sm_100;sm_90" CACHE STRING
 set(TILEPERF_BYTECODE_VERSION "${_TILEPERF_BYTECODE_VERSION}" CACHE STRING
   "TileIR bytecode version the dump step writes")
 set(TILEPERF_TOOL_TIMEOUT "120" CACHE STRING "Seconds before tileiras or cuobjdump counts as hung")
+set(TILEPERF_MANIFEST_TIMEOUT "300" CACHE STRING
+  "Seconds a kernel file's import may take at configure time before configure stops")
+if(NOT TILEPERF_MANIFEST_TIMEOUT MATCHES "^[1-9][0-9]*$")
+  message(FATAL_ERROR "TILEPERF_MANIFEST_TIMEOUT '${TILEPERF_MANIFEST_TIMEOUT}' must be a whole number of seconds")
+endif()
 set(TILEPERF_CACHE_DIR "${TILEPERF_WORK_DIR}/${_TILEPERF_PATH_cache}" CACHE STRING
   "Result cache of the perf tests (a shared folder for several builds or CI jobs; off: none)")
 if(TILEPERF_CACHE_DIR STREQUAL "off" OR TILEPERF_CACHE_DIR STREQUAL "OFF")
@@ -474,10 +482,25 @@ function(_tileperf_run_manifest out kernel source baseline checks archs pythonpa
   foreach(package IN LISTS bare)
     list(APPEND args --bare-package "${package}")
   endforeach()
-  execute_process(COMMAND ${python} -m tileperf_dump.manifest ${args} "${source}"
+  # The step's own watchdog names the line an import hangs at; the process
+  # timeout, a minute later, stops one that a C extension holds.
+  math(EXPR backstop "${TILEPERF_MANIFEST_TIMEOUT} + 60")
+  execute_process(COMMAND ${python} -m tileperf_dump.manifest ${args} --timeout "${TILEPERF_MANIFEST_TIMEOUT}"
+      "${source}"
+    TIMEOUT ${backstop}
     RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE registration OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "tileperf_add_kernel_tests: cannot list the configurations of ${source}:\n${err}")
+  set(cannot "tileperf_add_kernel_tests: cannot list the configurations of ${source}")
+  if(rc STREQUAL "Process terminated due to timeout")
+    message(FATAL_ERROR "${cannot}: its import did not end within ${backstop} s (TILEPERF_MANIFEST_TIMEOUT)\n${err}")
+  elseif(NOT rc MATCHES "^[0-9]+$" OR err MATCHES "(^|\n)Subprocess killed\n?$")  # a signal (cmake -E env says so)
+    message(FATAL_ERROR "${cannot}: its import ended the process (killed by a signal)\n${err}")
+  elseif(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${cannot}:\n${err}")
+  elseif(NOT registration MATCHES "registration[.]cmake$" OR NOT EXISTS "${registration}")
+    # The kernel file ended the process with exit status 0 (os._exit in a
+    # thread, say) before the step wrote what it registers.
+    message(FATAL_ERROR "${cannot}: the step ended (exit 0) without writing its registration: the file's "
+      "import ended the process\n${err}")
   endif()
   set(${out} "${registration}" PARENT_SCOPE)
 endfunction()

@@ -124,6 +124,12 @@ write("tileir/outside_entry.tileir", "%0 = make_token : token\n" + "\n".join(til
 write("tileir/long_line.tileir", "\n".join(tileir[:body] + ["    %" + "%" * 100000] + tileir[body:]))
 entry = next(i for i, l in enumerate(tileir) if l.startswith("entry"))
 write("tileir/entry_in_region.tileir", "\n".join(tileir[:body] + [tileir[entry]] + tileir[body:]))
+write("tileir/nested_deep.tileir", "\n".join(tileir[:body] + ["  %c = constant <i1: true> : tile<i1>"]
+                                             + ["  if %c {"] * 70 + ["  }"] * 70 + tileir[body:]))
+write("tileir/results_per_line.tileir",
+      "\n".join(tileir[:body] + ["  %a:65536 = get_tile_block_id : tile<i32>"] + tileir[body:]))
+write("tileir/literal_overflow.tileir",
+      "\n".join(tileir[:body] + ["  %m = constant <i64: 99999999999999999999999> : tile<i64>"] + tileir[body:]))
 
 # --- metrics and baselines (compare)
 base = json.loads((top / "tests" / "compare" / "baseline.json").read_text())
@@ -212,6 +218,7 @@ problem("grid_overflow.json", lambda p: p.update({"grid": [2**31 - 1, 2**31 - 1,
 problem("trips_fraction.json", lambda p: p["trips"][0].update({"trips": 12.5}))
 problem("line_huge.json", lambda p: p["trips"][0].update({"lines": [10**12]}))
 problem("no_grid.json", lambda p: p.pop("grid"))
+problem("grid_rank.json", lambda p: p.update({"grid": [2, 2, 2, 2]}))
 
 # --- a configuration for `tileperf check` with the fake tools (bytecode
 # and dump record; the fake tileiras does not read the bytecode)

@@ -13,6 +13,8 @@ perf_checks.py), each with a local cache of its own scenario:
 - miss: tests the server lacks compile, and a reader writes nothing;
 - corrupted: a file of one entry altered on the server: that entry is not
   used (said once), the check compiles, the others are hits;
+- hostile: a manifest that names "..", "." or a 300-character file: the
+  entry is refused (said), the check compiles;
 - killed: the server killed after the second check: the rest go on with the
   local cache, the failure is said once, and no check waits past its bound;
 - refused: a server that refuses PUT: the checks pass, the refusal is said
@@ -166,6 +168,23 @@ def notes(runs: list[Run], text: str) -> int:
     return sum(r.err.count(text) for r in runs)
 
 
+def hostile_manifests(work: Path, server: Server, victim: Path, manifest: dict, checks: list[PerfCheck],
+                      reference: dict[str, Run]) -> None:
+    """The victim's manifest naming a file "..", "." or of 300 characters
+    (with the content of its cubin): refused, said so, and compiled."""
+    whole = victim.read_bytes()
+    for name in ("..", ".", "x" * 300):
+        hostile = json.loads(whole)
+        hostile["files"][name] = manifest["files"]["cubin"]
+        victim.write_text(json.dumps(hostile))
+        runs = scenario(work, "hostile", checks, server.url, write=False)
+        expect(notes(runs, "is refused (it names a file") == 1,
+               f"hostile {name[:8]!r}: the refusal was not said once: " + "".join(r.err for r in runs))
+        expect(sum(not r.hit for r in runs) == 1, f"hostile {name[:8]!r}: the refused entry was used")
+        same_as(reference, runs, f"hostile {name[:8]!r}")
+    victim.write_bytes(whole)
+
+
 def check_all(build: Path, work: Path, regex: str, nginx: str) -> None:
     commands = perf_checks(build, "-R", regex)
     expect(len(commands) >= 6, f"fewer than 6 perf tests match {regex}")
@@ -204,6 +223,7 @@ def check_all(build: Path, work: Path, regex: str, nginx: str) -> None:
         # Whole again, whichever check's entry it was (keys, and so which entry
         # sorts first, depend on the checkout's path).
         cubin.write_bytes(whole)
+        hostile_manifests(work, server, victim, manifest, first, reference)
 
         def kill_after_two(i: int) -> None:
             if i == 2:
@@ -244,8 +264,8 @@ def main(argv: list[str]) -> int:
     except Failure as e:
         print(f"remote_cache.py: {e}")
         return 1
-    print("remote cache: fill, hit, miss, corrupted entry, server killed mid-run and refused PUT: "
-          "every check as in the fill run")
+    print("remote cache: fill, hit, miss, corrupted entry, hostile manifests, server killed mid-run and refused "
+          "PUT: every check as in the fill run")
     return 0
 
 

@@ -94,3 +94,37 @@ def test_the_summary_is_the_first_sentence(doc, summary):
     assert manifest.summary(SimpleNamespace(__doc__=doc)) == summary
 
 
+
+
+@pytest.mark.parametrize("value", [
+    "Gather: y = x[idx]", "]", "]=", "a]=]b]=", "x]]y", "${HOME}", "a;b", 'say "hi"', "back\\slash",
+    "\nafter a newline", "\r\nafter a return", "two\nlines", "[[", "]]]]", "\\", ""])
+def test_cmake_reads_back_every_quoted_value(tmp_path, value):
+    """What CMake reads from cmake_quoted is the value itself (a docstring's
+    first sentence ending in "]" broke configure)."""
+    out = tmp_path / "out.txt"
+    script = tmp_path / "read.cmake"
+    script.write_text(cmake.cmake_set("v", value) + f'file(WRITE [[{out}]] "${{v}}")\n')
+    result = subprocess.run(["cmake", "-P", str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes() == value.encode()
+
+
+@pytest.mark.parametrize("body, first_line", [
+    ("import sys\nsys.exit(0)\n", "{source}: the import called sys.exit(0) (raised at {source}:2)"),
+    ("import os\nos._exit(0)\n",
+     "{source}: ProcessExit: os._exit(0) ended the process (raised at {source}:2)"),
+    ("import time\nwhile True:\n    time.sleep(0.05)\n",
+     "{source}:3: the import of {source} did not end within 1 s (TILEPERF_MANIFEST_TIMEOUT); where it was:"),
+])
+def test_an_import_that_ends_or_hangs_its_process_is_the_files_error(tmp_path, body, first_line):
+    source = tmp_path / "k.py"
+    source.write_text(body)
+    result = subprocess.run(
+        [sys.executable, "-m", "tileperf_dump.manifest", "--kernel", "k", "--work-dir", str(tmp_path / "work"),
+         "--baseline-dir", str(tmp_path), "--archs", "sm_90", "--timeout", "1", str(source)],
+        capture_output=True, text=True, env={"PYTHONPATH": str(TOP / "tools")}, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[0] == first_line.format(source=source)
+    assert f'File "{source}", line' in result.stderr  # the traceback, kept
+    assert not (tmp_path / "work").exists()

@@ -89,3 +89,44 @@ def test_a_solution_in_another_language_makes_no_configuration(tmp_path):
                     '"eps": {"type": "scalar", "value": 1e-6}}}\n',
                     {"definition": "op", "spec": {"language": "triton", "entry_point": "src/x.py::f"}})
     assert inventory_configs(tmp_path) == {}
+
+
+@pytest.mark.parametrize("data, where, what", [
+    (b'{"name": "op\xff", "axes": {}, "inputs": {}}', "1", "not UTF-8 (byte 12)"),
+    (b"[" * 3000, "1", "JSON nested deeper than 64 levels"),
+    (json.dumps(dict(GOOD, inputs={"x": {"dtype": "bfloat16", "shape": [[1]]}})).encode(), "inputs.x.shape",
+     "expected null or a list of axes of ['D', 'N'] or integers, got [[1]]"),
+    (json.dumps(dict(GOOD, name="../../etc")).encode(), "name",
+     "expected a word of [A-Za-z0-9_.-] that does not start with a dot"),
+    (json.dumps(dict(GOOD, axes={"D": {"type": "const", "value": True}})).encode(), "axes.D.value",
+     "a const axis needs an integer value from 0 to 9223372036854775807"),
+    (b'{"name": "op", "name": "op", "axes": {}, "inputs": {}}', "1",
+     "not JSON: key 'name' appears twice in one object"),
+])
+def test_a_hostile_definition_is_refused_with_its_place(tmp_path, data, where, what):
+    path = tmp_path / "op.json"
+    path.write_bytes(data)
+    with pytest.raises(ValueError) as e:
+        read_definition(path)
+    assert str(e.value) == f"{path}:{where}: {what}"
+
+
+@pytest.mark.parametrize("line, where, what", [
+    ('{"axes": {"N": true}, "inputs": {}}', "1: axes.N",
+     "an axis value must be an integer from 0 to 9223372036854775807"),
+    ('{"axes": {"N": 1e999}, "inputs": {}}', "1", "not JSON: number 1e999 is past a double's range"),
+    ('{"axes": {"N": NaN}, "inputs": {}}', "1", "not JSON: NaN is not a number JSON allows"),
+])
+def test_a_hostile_workload_is_refused_with_its_line(tmp_path, line, where, what):
+    path = tmp_path / "workload.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(ValueError) as e:
+        read_workloads(path, GOOD)
+    assert str(e.value) == f"{path}:{where}: {what}"
+
+
+def test_a_solution_whose_spec_is_not_an_object_is_refused(tmp_path):
+    write_inventory(tmp_path, GOOD, "", {"definition": "op", "spec": "cuda-tile"})
+    path = tmp_path / "m" / "kernel_solutions" / "op.json"
+    with pytest.raises(ValueError, match=rf"^{path}:spec: expected an object$"):
+        inventory_configs(tmp_path)

@@ -1,6 +1,9 @@
 #define BOOST_TEST_MODULE block_schedule
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <stdexcept>
+
 #include "analysis/block_schedule.h"
 
 using namespace tileperf;
@@ -89,4 +92,30 @@ BOOST_AUTO_TEST_CASE(the_picture_holds_each_sms_resident_blocks) {
   // wave's 4 blocks go one per SM.
   BOOST_TEST(s.occupancy[0][0] == 2.0f, boost::test_tools::tolerance(1e-6f));
   BOOST_TEST(s.occupancy[3][9] == 1.0f, boost::test_tools::tolerance(1e-6f));
+}
+
+BOOST_AUTO_TEST_CASE(a_launch_of_any_size_costs_what_its_classes_and_tail_cost) {
+  // Two classes alternating (a bound read from block id x on a grid of
+  // [2, N]): simulated up to kMaxSimulatedBlocks, past it the closed form
+  // per class with the last waves simulated. Both agree within a wave at
+  // the threshold, and 2^40 blocks take no longer to schedule than 2^21.
+  auto alternating = [](std::int64_t b) { return static_cast<int>(b % 2); };
+  auto launch = [&](std::int64_t blocks) {
+    std::vector<BlockWork> classes{{1000, 400, blocks - blocks / 2}, {3000, 100, blocks / 2}};
+    return schedule_blocks(132, 2, blocks, alternating, classes);
+  };
+  BlockSchedule below = launch(kMaxSimulatedBlocks), above = launch(kMaxSimulatedBlocks + 2);
+  BOOST_TEST(above.simulated);
+  double wave = 3000;  // the slower class's, 2 resident: max(2 x 100, 3000)
+  BOOST_TEST(std::abs(above.cycles - below.cycles) < wave);
+  // Waves past the threshold: the blocks over the slots (spread evenly in
+  // the closed form; the simulation counts the SM that ran the most).
+  BOOST_TEST(above.waves >= (kMaxSimulatedBlocks + 2) / 264);
+  BOOST_TEST(above.idle < 0.01);
+  BOOST_TEST(above.slowest == 3000);
+  BlockSchedule huge = launch(std::int64_t(1) << 40);
+  BOOST_TEST(huge.cycles / above.cycles == std::ldexp(1.0, 20), boost::test_tools::tolerance(1e-3));
+  // Past the threshold the classes' blocks must be given.
+  BOOST_CHECK_THROW(schedule_blocks(132, 2, kMaxSimulatedBlocks + 2, alternating, {{1000, 400}, {3000, 100}}),
+                    std::invalid_argument);
 }

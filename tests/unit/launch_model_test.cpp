@@ -146,6 +146,24 @@ BOOST_AUTO_TEST_CASE(a_load_waited_for_at_once_costs_its_latency_and_one_issued_
   BOOST_TEST(t < 40 * 15 + 100);
 }
 
+BOOST_AUTO_TEST_CASE(a_scoreboard_field_of_6_names_no_scoreboard) {
+  // The wait mask has six bits: a write or read field of 6 (once written
+  // past the replay's six scoreboards) is released when written and waited
+  // for by nobody; the wait on SB0 still costs the load's latency.
+  Analysed a;
+  a.listing = listing_of({
+      {"LDG.E R2, desc[UR4][R4.64]", 1, 0},
+      {"LDG.E R6, desc[UR4][R8.64]", 1, 6, 6},
+      {"FADD R3, R2, R2", 4, -1, -1, 0x3f},
+      {"EXIT"},
+  });
+  analyse(a, 1);
+  BOOST_TEST(a.listing.functions[0].instructions[1].control.write_scoreboard == 6);
+  double t = replay(a);
+  BOOST_TEST(t >= 600);
+  BOOST_TEST(t < 700);
+}
+
 BOOST_AUTO_TEST_CASE(a_loop_body_is_replayed_and_its_steady_iteration_drawn) {
   // The default 16 trips of a loop that loads, waits and adds.
   Analysed a;
@@ -215,14 +233,22 @@ BOOST_AUTO_TEST_CASE(the_architecture_table_is_the_calibration_it_cites) {
 
 namespace {
 
-// The captured matmul (tileiras 13.4.92, sm_90) measured as a check would.
-Measurement captured_matmul() {
-  const std::string base = "matmul.f16_128x128x64.sm_90";
+const std::string kMatmul = "matmul.f16_128x128x64.sm_90";
+
+// The captured matmul's listing and resource usage (tileiras 13.4.92, sm_90).
+ToolOutputs matmul_outputs() {
   ToolOutputs o;
-  o.sass_text = fixture(base + ".sass");
-  o.sass_name = base + ".sass";
-  o.res_usage_text = fixture(base + ".res-usage.txt");
-  o.res_usage_name = base + ".res-usage.txt";
+  o.sass_text = fixture(kMatmul + ".sass");
+  o.sass_name = kMatmul + ".sass";
+  o.res_usage_text = fixture(kMatmul + ".res-usage.txt");
+  o.res_usage_name = kMatmul + ".res-usage.txt";
+  return o;
+}
+
+// The captured matmul measured as a check would.
+Measurement captured_matmul() {
+  const std::string& base = kMatmul;
+  ToolOutputs o = matmul_outputs();
   o.remarks_text = fixture(base + ".remarks.yaml");
   o.remarks_name = base + ".remarks.yaml";
   static std::optional<Problem> problem;
@@ -305,4 +331,26 @@ BOOST_AUTO_TEST_CASE(a_tuning_change_is_judged_by_the_launch_estimate_alone) {
   // And another toolchain comes first.
   other.toolchain = {{"tileiras", "13.5.37"}};
   BOOST_TEST((judge(base, other, policy).state == State::kToolchainChanged));
+}
+
+BOOST_AUTO_TEST_CASE(every_figure_of_a_legal_launch_however_large_reads_back) {
+  // The captured matmul over a grid of [2^20, 2^20] whose loop runs 2^31 - 1
+  // times: cost.time_ns once came out as INT64_MIN, and a K of 2^31 - 64
+  // wrote a baseline the next check refused. Figures past kMaxCount hold
+  // there, and the metrics file reads back.
+  ToolOutputs o = matmul_outputs();
+  nlohmann::json record = parse_json(fixture("matmul.f16_128x128x64.dump.json"), "dump.json");
+  record["problem"]["grid"] = {1 << 20, 1 << 20};
+  record["problem"]["trips"][0]["trips"] = 2147483647;
+  Problem problem = *problem_from_record(record, "dump.json");
+  Measurement m = measure(o, fixture_path(kMatmul + ".cubin"), &problem);
+  BOOST_TEST(m.values.at("cost.time_ns") == kMaxCount);
+  for (const auto& [name, value] : m.values) {
+    BOOST_TEST((value >= 0 && value <= kMaxCount), name << " = " << value);
+  }
+  Metrics metrics;
+  metrics.id = {"matmul", "f16_128x128x64", "sm_90"};
+  metrics.values = m.values;
+  Metrics back = metrics_from_json(parse_json(to_json_text(metrics), "m.json"), "m.json");
+  BOOST_TEST((back.values == metrics.values));
 }

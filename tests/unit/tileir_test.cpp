@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE tileir
 #include <boost/test/unit_test.hpp>
 
+#include <fmt/format.h>
+
 #include "fixtures.h"
 #include "metrics/tileir_metrics.h"
 #include "readers/tileir.h"
@@ -136,4 +138,74 @@ BOOST_AUTO_TEST_CASE(tile_types_give_their_bytes) {
   BOOST_TEST(tile_type_bytes("tile<f32>") == 4);
   BOOST_TEST(tile_type_bytes("tile<4x4xptr<f16>>") == 128);
   BOOST_TEST(tile_type_bytes("token") == 0);
+}
+
+namespace {
+
+std::string in_entry(const std::string& body) {
+  return "entry @k(%arg0: tile<i32>) optimization_hints=<default = {}> {\n" + body + "  return\n}\n";
+}
+
+std::string repeated(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_bound_of_a_listing_is_a_located_error) {
+  // Regions nested past 64 (the entry's is the first): 20,000 nested `if`s
+  // once overflowed the stack.
+  std::string ifs =
+      "  %c = constant <i1: true> : tile<i1>\n" + repeated("  if %c {\n", 20000) + repeated("  }\n", 20000);
+  BOOST_TEST(error_of_tileir(in_entry(ifs)) ==
+             "tileperf: error: t.tileir:66: regions nested deeper than 64 levels\n  if %c {\n");
+  std::string fors = repeated("  for %i in (%z to %n, step %o) : tile<i32> {\n", 63) + repeated("  }\n", 63);
+  BOOST_CHECK_NO_THROW(parse_tileir(in_entry(fors), "t.tileir"));  // 64 levels: read
+  // Results one line declares: "%a:65536" on a line of 13 KB once asked for 7 GB.
+  BOOST_TEST(error_of_tileir(in_entry("  %a:65536 = get_tile_block_id : tile<i32>\n")) ==
+             "tileperf: error: t.tileir:2: more than 1024 results declared on one line\n");
+  BOOST_TEST(error_of_tileir(in_entry("  %a:600, %b:600 = get_tile_block_id : tile<i32>\n")) ==
+             "tileperf: error: t.tileir:2: more than 1024 results declared on one line\n");
+  BOOST_TEST(error_of_tileir(in_entry("  %a:x = get_tile_block_id : tile<i32>\n")) ==
+             "tileperf: error: t.tileir:2: '%a:x' declares no number of results\n");
+  // A location that names itself, or a chain of call sites that doubles at each step.
+  std::string loc = in_entry("  %a = make_token : token loc(#loc1)\n") + "#loc1 = loc(callsite(#loc1 at #loc1))\n";
+  BOOST_TEST(error_of_tileir(loc) ==
+             "tileperf: error: t.tileir:5: location #loc1 refers to locations nested deeper than 64 (or to itself)\n");
+  std::string chain = in_entry("  %a = make_token : token loc(#loc0)\n");
+  for (int i = 0; i < 40; ++i) chain += fmt::format("#loc{} = loc(callsite(#loc{} at #loc{}))\n", i, i + 1, i + 1);
+  chain += "#loc40 = loc(\"k.py\":1:1)\n";
+  BOOST_TEST(error_of_tileir(chain) ==
+             "tileperf: error: t.tileir:39: location #loc34 is inlined through more than 32 call sites\n");
+}
+
+BOOST_AUTO_TEST_CASE(scalar_literals_are_read_exactly_or_refused) {
+  auto value = [](const std::string& literal, const std::string& type) {
+    TileIrStats s = parse_tileir(in_entry("  %x = constant " + literal + " : tile<" + type + ">\n"), "t.tileir");
+    return s.program.ops[0];
+  };
+  BOOST_TEST(value("<i64: 010>", "i64").int_value == 10);  // decimal, as MLIR reads it
+  BOOST_TEST(value("<i64: 0x10>", "i64").int_value == 16);
+  BOOST_TEST(value("<i64: -9223372036854775808>", "i64").int_value == INT64_MIN);
+  BOOST_TEST(value("<i32: 4294967295>", "i32").int_value == 4294967295);  // unsigned: wrapped to -1 when used
+  BOOST_TEST(value("<f16: 0x3C00>", "f16").float_value == 1.0);
+  BOOST_TEST(value("<bf16: 0xC000>", "bf16").float_value == -2.0);
+  BOOST_TEST(value("<f32: 2.500000e+00>", "f32").float_value == 2.5);
+  BOOST_TEST(!value("<f32: 0.0>", "128xf32").has_value);  // a tile's constant is not a scalar's
+  auto refused = [](const std::string& literal, const std::string& type) {
+    return error_of_tileir(in_entry("  %x = constant " + literal + " : tile<" + type + ">\n"));
+  };
+  BOOST_TEST(refused("<i64: 99999999999999999999999>", "i64") ==
+             "tileperf: error: t.tileir:2: constant <i64: 99999999999999999999999> does not fit 64 bits\n");
+  BOOST_TEST(refused("<i32: 4294967296>", "i32") ==
+             "tileperf: error: t.tileir:2: constant <i32: 4294967296> does not fit 32 bits\n");
+  BOOST_TEST(refused("<i32: -2147483649>", "i32") ==
+             "tileperf: error: t.tileir:2: constant <i32: -2147483649> does not fit 32 bits\n");
+  BOOST_TEST(refused("<i32: 12abc>", "i32") ==
+             "tileperf: error: t.tileir:2: constant <i32: 12abc> is not an integer\n");
+  BOOST_TEST(refused("<f32: 1.5x>", "f32") == "tileperf: error: t.tileir:2: constant <f32: 1.5x> is not a number\n");
+  BOOST_TEST(refused("<f16: 0x10000>", "f16") ==
+             "tileperf: error: t.tileir:2: constant <f16: 0x10000> is not the bits of a 16-bit float\n");
 }

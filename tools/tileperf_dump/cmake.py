@@ -10,12 +10,21 @@ PYTHON_DIR = Path(os.path.abspath(__file__)).parent.parent  # the folder above t
 
 
 def cmake_quoted(value) -> str:
-    """A CMake argument holding ``value`` as it is: the word itself when it
-    has nothing CMake would read, else a bracket argument."""
+    """A CMake argument holding ``value`` as it is, whatever it holds: the
+    word itself when it has nothing CMake would read, else a bracket
+    argument whose closing bracket appears nowhere before its end (a value
+    ending in "]" or "]=" included), or a quoted argument with escapes for
+    a value that starts with a newline (which a bracket argument drops) or
+    holds a carriage return."""
     value = str(value)
     if re.fullmatch(r"[A-Za-z0-9_.,:/+=-]+", value):
         return value
-    level = next(n for n in range(len(value) + 1) if f"]{'=' * n}]" not in value)
+    if value.startswith("\n") or "\r" in value:  # CMake reads a carriage return in a list file as nothing
+        escaped = value.translate({ord("\\"): "\\\\", ord('"'): '\\"', ord("$"): "\\$", ord("\r"): "\\r",
+                                   ord("\n"): "\\n"})
+        return f'"{escaped}"'
+    level = next(n for n in range(len(value) + 2)
+                 if (value + f"]{'=' * n}]").find(f"]{'=' * n}]") == len(value))
     return f"[{'=' * level}[{value}]{'=' * level}]"
 
 

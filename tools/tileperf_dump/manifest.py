@@ -14,16 +14,24 @@ CMake variables, whose path it prints. The kernel file's CONFIGS is the one
 list of its configurations: CMake registers one test per name and
 architecture from these files. A kernel file that cannot be loaded, or whose
 CONFIGS is malformed, is an error naming the file (exit 2), and the line of
-the kernel's own code it came from. Each ``--placeholder`` module (torch, say)
+the kernel's own code it came from, with the traceback. So is an import
+that calls ``sys.exit`` or ``os._exit``, and one that has not returned
+after ``--timeout`` seconds (where it is then); one that crashes the
+interpreter leaves Python's traceback of the crash (faulthandler), and CMake
+names the file (TileperfKernelTests.cmake). Each ``--placeholder`` module (torch, say)
 is a placeholder module while the file is imported, and each
 ``--bare-package`` (a library's package) is imported without running its
 ``__init__.py`` (see tileperf_dump.placeholders).
 """
 
 import argparse
+import faulthandler
+import os
 import re
 import sys
 import sysconfig
+import threading
+import traceback
 import types
 from pathlib import Path
 
@@ -159,8 +167,59 @@ def _arguments(argv: list[str]):
     parser.add_argument("--checks-dir", type=Path, default=None)
     parser.add_argument("--archs", type=lambda s: [a for a in s.split(",") if a], required=True)
     parser.add_argument("--bytecode-version", default=BYTECODE_VERSION)
+    parser.add_argument("--timeout", type=float, default=300, metavar="SECONDS",
+                        help="how long the kernel file's import may take")
     parser.add_argument("source", type=Path)
     return parser.parse_args(argv)
+
+
+class ProcessExit(BaseException):
+    """``os._exit`` called while the kernel file is imported: raised in its
+    place, so that the call is an error of the file with its traceback."""
+
+
+def _exit_guard(real_exit, pid: int):
+    def _exit(status):
+        if os.getpid() != pid:  # a child the import forked ends as it asked
+            real_exit(status)
+        raise ProcessExit(f"os._exit({status!r}) ended the process")
+    return _exit
+
+
+def _watchdog(source: Path, seconds: float, real_exit) -> threading.Event:
+    """After ``seconds`` without the event set, says where the import is
+    (the kernel file's line, and the stack) and ends the process (exit 2)."""
+    done = threading.Event()
+    main = threading.main_thread().ident
+
+    def watch():
+        if done.wait(seconds):
+            return
+        frame = sys._current_frames().get(main)
+        stack = traceback.format_stack(frame) if frame is not None else []
+        where = next((f"{f.filename}:{f.lineno}" for f in reversed(traceback.extract_stack(frame))
+                      if Path(f.filename).resolve() == source.resolve()), str(source)) if frame else str(source)
+        sys.stderr.write(f"{where}: the import of {source} did not end within {seconds:g} s "
+                         f"(TILEPERF_MANIFEST_TIMEOUT); where it was:\n{''.join(stack)}")
+        sys.stderr.flush()
+        real_exit(2)
+    threading.Thread(target=watch, daemon=True).start()
+    return done
+
+
+def _load(args):
+    """The kernel module, its import guarded: a call of ``os._exit`` raises
+    ProcessExit, a fatal signal prints Python's traceback, and the watchdog
+    ends an import that does not return."""
+    faulthandler.enable()
+    real_exit = os._exit
+    done = _watchdog(args.source, args.timeout, real_exit)
+    os._exit = _exit_guard(real_exit, os.getpid())
+    try:
+        return load_kernel_module(args.source, args.placeholder, args.bare_package)
+    finally:
+        os._exit = real_exit
+        done.set()
 
 
 def main(argv: list[str]) -> int:
@@ -177,10 +236,14 @@ def main(argv: list[str]) -> int:
     source = args.source
     try:
         paths.check_name("kernel", args.kernel)
-        module = load_kernel_module(source, args.placeholder, args.bare_package)
-    except Exception as e:  # the kernel file's own error, reported with its name
-        text = str(e) if str(source) in str(e) else f"{source}: {type(e).__name__}: {e}"
+        module = _load(args)
+    except (Exception, SystemExit, ProcessExit) as e:  # the kernel file's own error, reported with its name
+        if isinstance(e, SystemExit):
+            text = f"{source}: the import called sys.exit({e.code!r})"
+        else:
+            text = str(e) if str(source) in str(e) else f"{source}: {type(e).__name__}: {e}"
         print(text + raised_at(e, args.bare_package), file=sys.stderr)
+        print("".join(traceback.format_exception(e)), file=sys.stderr, end="")
         return 2
     record = registration(args, module)
     folder = args.work_dir / args.kernel

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <queue>
 #include <set>
+#include <stdexcept>
 
 namespace tileperf {
 
@@ -225,14 +226,50 @@ class Simulation {
   double end_ = 0, total_time_ = 0, slowest_ = 0;
 };
 
+// Past kMaxSimulatedBlocks: the blocks before the last kTailWaves waves in
+// closed form per class, the last waves simulated after them.
+BlockSchedule large_launch(int sms, std::int64_t resident, std::int64_t blocks,
+                           const std::function<int(std::int64_t)>& class_of, const std::vector<BlockWork>& classes) {
+  std::int64_t counted = 0;
+  for (const auto& c : classes) counted += std::max<std::int64_t>(c.blocks, 0);
+  if (counted != blocks) throw std::invalid_argument("schedule_blocks: the classes' blocks do not sum to the launch's");
+  double slots = static_cast<double>(sms) * static_cast<double>(resident);
+  double waves_of_tail = static_cast<double>(kTailWaves) * slots;
+  std::int64_t tail =
+      std::min({blocks, kMaxSimulatedBlocks,
+                waves_of_tail < static_cast<double>(blocks) ? static_cast<std::int64_t>(waves_of_tail) : blocks});
+  std::int64_t first = blocks - tail;
+  std::vector<double> body(classes.size());
+  for (std::size_t k = 0; k < classes.size(); ++k) body[k] = static_cast<double>(classes[k].blocks);
+  std::function<int(std::int64_t)> tail_class = [&](std::int64_t b) { return class_of(first + b); };
+  for (std::int64_t b = 0; b < tail; ++b) body[static_cast<std::size_t>(tail_class(b))] -= 1;
+  BlockSchedule end = Simulation(sms, resident, tail, tail_class, classes, 0, 0).run();
+  BlockSchedule s;
+  s.simulated = true;
+  double body_cycles = 0, body_time = 0;
+  s.slowest = end.slowest;
+  for (std::size_t k = 0; k < classes.size(); ++k) {
+    double w = wave(static_cast<double>(resident), classes[k]);
+    body_cycles += body[k] * w / slots;
+    body_time += body[k] * w;
+    if (body[k] > 0) s.slowest = std::max(s.slowest, w);
+  }
+  s.cycles = body_cycles + end.cycles;
+  s.waves = static_cast<std::int64_t>(std::ceil(static_cast<double>(first) / slots)) + end.waves;
+  s.idle = s.cycles > 0 ? end.idle * end.cycles / s.cycles : 0;
+  s.mean = (body_time + end.mean * static_cast<double>(tail)) / static_cast<double>(blocks);
+  return s;
+}
+
 }  // namespace
 
 BlockSchedule schedule_blocks(int sms, std::int64_t resident, std::int64_t blocks,
                               const std::function<int(std::int64_t)>& class_of, const std::vector<BlockWork>& classes,
                               int buckets) {
   sms = std::max(sms, 1);
-  resident = std::max<std::int64_t>(resident, 1);
   blocks = std::max<std::int64_t>(blocks, 1);
+  // More resident slots than blocks change nothing: every block starts at once.
+  resident = std::clamp<std::int64_t>(resident, 1, blocks);
   if (classes.size() == 1) {
     BlockSchedule s = closed_form(sms, resident, blocks, classes[0]);
     if (buckets > 0 && blocks <= kMaxPictureBlocks) {
@@ -240,6 +277,7 @@ BlockSchedule schedule_blocks(int sms, std::int64_t resident, std::int64_t block
     }
     return s;
   }
+  if (blocks > kMaxSimulatedBlocks) return large_launch(sms, resident, blocks, class_of, classes);
   // A first run gives the horizon the picture's buckets divide.
   BlockSchedule s = Simulation(sms, resident, blocks, class_of, classes, 0, 0).run();
   if (buckets > 0)

@@ -96,9 +96,11 @@ void ControlDependences::terminators(const IrRegion& r, const std::string& kind,
       }
       continue;
     }
-    // `continue` and `break` leave the innermost loop: a nested loop's are its own.
+    // `continue` and `break` leave the innermost loop: a nested loop's are
+    // its own, and nothing in it is walked (once, by its own loop).
+    if (is_loop(op)) continue;
     for (const auto& region : op.regions) {
-      if (op.name != "if") terminators(region, kind, values, conditions, nested_loop || is_loop(op));
+      if (op.name != "if") terminators(region, kind, values, conditions, nested_loop);
     }
   }
 }

@@ -2,10 +2,11 @@
 // TileIR program with their parents, and which values each control
 // decision (an `if`'s condition, a `for`'s bounds, a `loop`'s exits) is
 // computed from: the grid's block ids and the loops' induction variables and
-// loop-carried values, to a fixed point over the loops. From it: the grid
-// dimensions that blocks differ along, and the `for` loops whose bodies
-// decide from their own variables (iterated one by one; the others run
-// their body once for all their trips).
+// loop-carried values, to a fixed point over the loops. From it: the `for`
+// loops whose bodies decide from their own variables (iterated one by one;
+// the others run their body once for all their trips). Which grid
+// dimensions blocks differ along the evaluation finds itself (groups of
+// blocks, skeleton_evaluator.h).
 #pragma once
 
 #include <bitset>
@@ -39,13 +40,6 @@ class ControlDependences {
   // Whether an `if` or a loop holds what the counts depend on (a loop, a
   // memory operation, a terminator that leaves it, a scalar it yields).
   bool has_content(int op) const { return content_[static_cast<std::size_t>(op)]; }
-  std::vector<int> varying_dims() const {
-    std::vector<int> out;
-    for (int d = 0; d < 3; ++d) {
-      if (decisions_.test(static_cast<std::size_t>(d))) out.push_back(d);
-    }
-    return out;
-  }
 
  private:
   // The loops of the program in order, with parents; and which operations

@@ -276,13 +276,7 @@ void combine(LaunchEstimate& e) {
   }
 }
 
-std::int64_t ns(double us) { return std::llround(std::max(0.0, us) * 1e3); }
-
-std::int64_t bounded(double v) {
-  if (!(v > 0)) return 0;
-  if (v >= static_cast<double>(kMaxCount)) return kMaxCount;
-  return std::llround(v);
-}
+std::int64_t ns(double us) { return saturated_count(us * 1e3); }
 
 // What one class of blocks costs: its runs from its loops' trips, then
 // pipes, latency, memory traffic.
@@ -401,7 +395,7 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
   double loads = 0, stores = 0, spills = 0;
   std::function<int(std::int64_t)> class_of = [](std::int64_t) { return 0; };
   if (!sk || sk->classes.size() == 1) {
-    work.push_back({mean.latency + dispatch, mean.throughput});
+    work.push_back({mean.latency + dispatch, mean.throughput, e.ctas});
     loads = mean.loads * blocks;
     stores = mean.stores * blocks;
     spills = mean.spills * static_cast<double>(e.ctas);
@@ -457,7 +451,7 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
       }
       double n = static_cast<double>(sk->classes[k].blocks);
       for (const auto& f : flows) e.launch_cost += f.block_cost * n;
-      work.push_back({c.latency + dispatch, c.throughput});
+      work.push_back({c.latency + dispatch, c.throughput, sk->classes[k].blocks * e.cluster});
       loads += c.loads * n;
       stores += c.stores * n;
       spills += c.spills * n * static_cast<double>(e.cluster);
@@ -543,7 +537,7 @@ double loop_overlap(const LoopTimeline& loop) {
 
 std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e) {
   std::map<std::string, std::int64_t> m;
-  if (e.overlap >= 0) m["loop.main.overlap_pct"] = std::llround(100 * e.overlap);
+  if (e.overlap >= 0) m["loop.main.overlap_pct"] = saturated_count(100 * e.overlap);
   m["cost.time_ns"] = ns(e.total_us);
   m["cost.term.waves_ns"] = ns(e.waves_us);
   m["cost.term.latency_ns"] = ns(e.latency_bound_us);
@@ -552,23 +546,23 @@ std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e) {
   m["cost.term.l2_ns"] = ns(e.l2_us);
   m["cost.term.launch_ns"] = ns(e.launch_us);
   m["cost.limit." + e.limit] = 1;
-  m["cost.dram_pct"] = e.total_us > 0 ? std::llround(100 * e.dram_us / e.total_us) : 0;
-  m["cost.block.latency_cycles"] = bounded(e.latency_cycles);
-  m["cost.block.throughput_cycles"] = bounded(e.throughput_cycles);
+  m["cost.dram_pct"] = e.total_us > 0 ? saturated_count(100 * e.dram_us / e.total_us) : 0;
+  m["cost.block.latency_cycles"] = saturated_count(e.latency_cycles);
+  m["cost.block.throughput_cycles"] = saturated_count(e.throughput_cycles);
   m["launch.threads"] = e.threads;
   m["launch.cluster"] = e.cluster;
-  m["launch.ctas"] = e.ctas;
+  m["launch.ctas"] = saturated_count(static_cast<double>(e.ctas));
   m["launch.blocks_per_sm"] = e.resident;
-  m["launch.waves"] = e.waves;
+  m["launch.waves"] = saturated_count(static_cast<double>(e.waves));
   m["launch.occupancy_pct"] =
       std::llround(100.0 * static_cast<double>(e.resident * e.warps * 32) / static_cast<double>(e.spec->max_threads));
   m["launch.occupancy_limit." + e.occupancy_limit] = 1;
-  m["launch.bytes.l2"] = bounded(e.l2_bytes);
-  m["launch.bytes.dram"] = bounded(e.dram_bytes);
-  m["launch.bytes.floor"] = bounded(e.floor_bytes);
+  m["launch.bytes.l2"] = saturated_count(e.l2_bytes);
+  m["launch.bytes.dram"] = saturated_count(e.dram_bytes);
+  m["launch.bytes.floor"] = saturated_count(e.floor_bytes);
   m["launch.block_classes"] = e.classes;
-  m["launch.imbalance_pct"] = std::llround(100 * e.imbalance);
-  m["launch.idle_pct"] = std::llround(100 * e.idle);
+  m["launch.imbalance_pct"] = saturated_count(100 * e.imbalance);
+  m["launch.idle_pct"] = saturated_count(100 * e.idle);
   return m;
 }
 

@@ -430,18 +430,6 @@ LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& option
   return report;
 }
 
-namespace {
-
-// A cost estimate as a metric: rounded, and held at kMaxCount (a problem of
-// 2^40 blocks with deep loops can go past it) so that it stays a count.
-std::int64_t cost_metric(double cycles) {
-  if (!(cycles > 0)) return 0;
-  if (cycles >= static_cast<double>(kMaxCount)) return kMaxCount;
-  return std::llround(cycles);
-}
-
-}  // namespace
-
 void reweigh(const LoopAnalysis& report, FunctionFlow& f) {
   const FunctionGraph& g = f.graph;
   std::vector<double> weight(g.blocks.size(), 0);
@@ -518,13 +506,13 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& report, con
     const LoopInfo& main = report.loops[static_cast<std::size_t>(report.main)];
     body_metrics("loop.main.", main);
     m["loop.main.depth"] = main.depth;
-    m["loop.main.trips"] = std::llround(main.trips);
-    m["loop.main.cost"] = cost_metric(main.cost);
+    m["loop.main.trips"] = saturated_count(main.trips);
+    m["loop.main.cost"] = saturated_count(main.cost);
     for (const auto& [op, n] : main.opcodes) m["loop.main.opcode." + op] = n;
   }
-  m["cost.block"] = cost_metric(report.block_cost);
+  m["cost.block"] = saturated_count(report.block_cost);
   std::int64_t blocks = problem && problem->blocks > 0 ? problem->blocks : 1;
-  m["cost.launch"] = cost_metric(report.block_cost * static_cast<double>(blocks));
+  m["cost.launch"] = saturated_count(report.block_cost * static_cast<double>(blocks));
   m["cost.unclassified"] = report.unclassified;
   return m;
 }
@@ -545,6 +533,8 @@ int producer_loop(const LoopAnalysis& r) {
 }
 
 std::string trips_text(double trips) {
+  if (std::fabs(trips) >= static_cast<double>(kMaxCount))
+    return fmt::format("{:.0f}", trips);  // past int64's exact range
   if (std::fabs(trips - std::round(trips)) < 1e-9)
     return fmt::format("{}", static_cast<std::int64_t>(std::llround(trips)));
   return fmt::format("{:.2f}", trips);

@@ -8,8 +8,6 @@
 
 namespace tileperf {
 
-namespace {
-
 bool has_word(const std::string& words, std::string_view w) {
   for (std::size_t at = words.find(w); at != std::string::npos; at = words.find(w, at + 1)) {
     bool start = at == 0 || !(std::isalnum(static_cast<unsigned char>(words[at - 1])) || words[at - 1] == '_');
@@ -26,10 +24,12 @@ std::string first_word(const std::string& words) {
   return words.substr(0, end);
 }
 
+namespace {
+
 std::optional<Val> integer_op(const ScalarOperation& x, bool& divided_by_zero) {
   const IrOp& op = x.op;
   IrType type = x.type;
-  const std::string& n = op.name;
+  std::string_view n = op.name;  // compared by size first: a cheap miss
   int bits = integer_bits(type);
   int in_bits = integer_bits(x.in_type);
   if (in_bits == 0) in_bits = bits;
@@ -43,7 +43,8 @@ std::optional<Val> integer_op(const ScalarOperation& x, bool& divided_by_zero) {
   if (n == "subi" && arity == 2) return out_u(u(0) - u(1));
   if (n == "muli" && arity == 2) return out_u(u(0) * u(1));
   if (n == "negi" && arity == 1) return out_u(0 - u(0));
-  if (n == "absi" && arity == 1) return out(s(0) < 0 ? -s(0) : s(0));
+  // |INT_MIN| wraps to INT_MIN, as in two's complement.
+  if (n == "absi" && arity == 1) return s(0) < 0 ? out_u(0 - u(0)) : out(s(0));
   if ((n == "andi" || n == "ori" || n == "xori") && arity == 2) {
     std::uint64_t a = u(0), b = u(1);
     return out_u(n == "andi" ? (a & b) : n == "ori" ? (a | b) : (a ^ b));
@@ -67,12 +68,16 @@ std::optional<Val> integer_op(const ScalarOperation& x, bool& divided_by_zero) {
       divided_by_zero = true;
       return std::nullopt;
     }
-    if (is_unsigned) return out_u(n == "divi" ? u(0) / u(1) : u(0) % u(1));
+    bool up = op.attributes.find("rounding<positive_inf>") != std::string::npos;
+    if (is_unsigned && n == "remi") return out_u(u(0) % u(1));
+    if (is_unsigned) return out_u(u(0) / u(1) + (up && u(0) % u(1) != 0 ? 1 : 0));  // cdiv of unsigned rounds up
     Int128 a = s(0), b = s(1);
     Int128 q = a / b, r = a % b;
     if (n == "remi") return out(static_cast<std::int64_t>(r));
+    // The one quotient past the type (INT_MIN / -1) has no defined result.
+    if (q > (Int128(1) << (in_bits - 1)) - 1) return std::nullopt;
     if (r != 0 && op.attributes.find("rounding<negative_inf>") != std::string::npos && ((r < 0) != (b < 0))) --q;
-    if (r != 0 && op.attributes.find("rounding<positive_inf>") != std::string::npos && ((r < 0) == (b < 0))) ++q;
+    if (r != 0 && up && ((r < 0) == (b < 0))) ++q;
     return out(static_cast<std::int64_t>(q));
   }
   if (n == "mulhii" && arity == 2) {
@@ -113,7 +118,7 @@ std::optional<Val> integer_op(const ScalarOperation& x, bool& divided_by_zero) {
 std::optional<Val> float_op(const ScalarOperation& x) {
   const IrOp& op = x.op;
   IrType type = x.type;
-  const std::string& n = op.name;
+  std::string_view n = op.name;
   std::size_t arity = op.operands.size();
   auto f = [&](std::size_t k) {
     const Val& v = x.arg(k);
@@ -127,10 +132,15 @@ std::optional<Val> float_op(const ScalarOperation& x) {
                                                    : static_cast<double>(as_signed(i, bits)));
   }
   if (n == "ftoi" && arity == 1) {
+    // A value past the integer type has no defined result: not computed.
     double x = std::trunc(f(0));
     int bits = integer_bits(type);
-    if (!std::isfinite(x) || bits == 0 || std::fabs(x) > 9.2e18) return std::nullopt;
-    return integer(wrap(static_cast<std::int64_t>(x), bits));
+    bool is_unsigned = has_word(op.attributes, "unsigned");
+    double lo = bits == 0 ? 0 : is_unsigned ? 0 : -std::ldexp(1.0, bits - 1);
+    double hi = bits == 0 ? -1 : std::ldexp(1.0, is_unsigned ? bits : bits - 1);
+    if (!std::isfinite(x) || x < lo || x >= hi) return std::nullopt;
+    return is_unsigned ? integer(wrap(static_cast<std::int64_t>(static_cast<std::uint64_t>(x)), bits))
+                       : integer(wrap(static_cast<std::int64_t>(x), bits));
   }
   if (n == "cmpf" && arity == 2) {
     double a = f(0), b = f(1);
@@ -227,45 +237,8 @@ double round_to(double x, IrType t) {
   return x;
 }
 
-// "<i32: 5>", "<i1: false>", "<f32: 2.000000e+00>", "<f32: 0xFF800000>".
-std::optional<Val> constant_value(const std::string& literal, IrType type) {
-  auto colon = literal.find(": ");
-  if (colon == std::string::npos || literal.size() < colon + 3) return std::nullopt;
-  std::string text = trim(literal.substr(colon + 2, literal.size() - colon - 3));
-  if (is_integer(type)) {
-    if (text == "true") return integer(1);
-    if (text == "false") return integer(0);
-    char* end = nullptr;
-    long long n = std::strtoll(text.c_str(), &end, 0);
-    if (end == text.c_str() || *end) return std::nullopt;
-    return integer(wrap(n, integer_bits(type)));
-  }
-  if (is_float(type)) {
-    if (text.rfind("0x", 0) == 0) {  // the bits of the value
-      unsigned long long bits = std::strtoull(text.c_str(), nullptr, 16);
-      if (type == IrType::kF32) {
-        auto b = static_cast<std::uint32_t>(bits);
-        float f;
-        std::memcpy(&f, &b, sizeof f);
-        return real(f);
-      }
-      if (type == IrType::kF64) {
-        double d;
-        std::memcpy(&d, &bits, sizeof d);
-        return real(d);
-      }
-      return std::nullopt;
-    }
-    char* end = nullptr;
-    double d = std::strtod(text.c_str(), &end);
-    if (end == text.c_str()) return std::nullopt;
-    return real(round_to(d, type));
-  }
-  return std::nullopt;
-}
-
 std::optional<Val> scalar_result(const ScalarOperation& x, bool& divided_by_zero) {
-  const std::string& n = x.op.name;
+  std::string_view n = x.op.name;
   if (is_float(x.type) || n == "cmpf" || n == "ftoi") return float_op(x);
   return integer_op(x, divided_by_zero);
 }

@@ -34,12 +34,19 @@ enum class Why : std::uint8_t {
   kDeclared,
 };
 
+// A value, or while a group of blocks is evaluated at once (skeleton.h):
+// kRange, an integer that differs between them but lies in [i, hi] for
+// each, or kVaries, a value that differs between them in ways not followed
+// (scalar_ranges.h); `dims`, the grid dimensions it is computed from.
 struct Val {
-  enum Kind : std::uint8_t { kUnknown, kInt, kFloat, kView } kind = kUnknown;
+  enum Kind : std::uint8_t { kUnknown, kInt, kFloat, kView, kRange, kVaries } kind = kUnknown;
   Why why = Why::kUndefined;
-  int origin = -1;     // the operation (or for kArgument, the argument's position) the unknown comes from
-  std::int64_t i = 0;  // an integer; a view's index
+  std::uint8_t dims = 0;  // bit d: grid dimension d (kRange, kVaries)
+  int origin = -1;        // the operation (or for kArgument, the argument's position) the unknown comes from
+  std::int64_t i = 0;     // an integer; a view's index; a range's lowest value
+  std::int64_t hi = 0;    // a range's highest value
   double f = 0;
+  bool differs() const { return kind == kRange || kind == kVaries; }
 };
 
 Val unknown(Why why, int origin);
@@ -54,8 +61,10 @@ std::int64_t as_signed(std::int64_t v, int bits);
 // `x` rounded to the precision of float type `t` (f16, bf16, f32).
 double round_to(double x, IrType t);
 
-// A constant's value: "<i32: 5>", "<i1: false>", "<f32: 0xFF800000>".
-std::optional<Val> constant_value(const std::string& literal, IrType type);
+// Whether `w` is a word of an operation's attributes ("unsigned"); the
+// first word (a comparison's predicate: "less_than").
+bool has_word(const std::string& words, std::string_view w);
+std::string first_word(const std::string& words);
 
 // A scalar operation with its operands' values (all known, at most three).
 struct ScalarOperation {

@@ -11,16 +11,20 @@
 // how often each tile load and store runs. Blocks with the same counts form
 // a class; the launch model takes each class's counts (launch_model.h).
 //
-// Exact aggregation over large grids: a static dependence analysis finds the
-// values each control decision (an `if`'s condition, a loop's bounds) is
-// computed from. Grid dimensions that no decision reads are not iterated:
-// the blocks along them have the same counts, evaluated once and counted for
-// all. A `for` whose body makes no decision from its induction variable or
-// its loop-carried values (and whose results decide nothing) runs its body
-// once, counted `trips` times. Everything else is evaluated block by block
-// and iteration by iteration, up to `max_steps` operations in all, past
-// which the evaluation stops with an error located at the loop that was
-// running.
+// Exact aggregation over any grid: the blocks are evaluated in groups, a
+// box of block ids at once (skeleton_evaluator.h): a block id is a range
+// over the box, and a decision that is not the same for every block of the
+// box halves it along a dimension the decision reads. A box evaluated to
+// its end holds blocks with the same counts, counted for all of them: a
+// grid along which no decision differs costs one evaluation, one whose
+// blocks differ at a few places costs a few per place (per dimension, per
+// class), and one whose blocks need more than kMaxEvaluations groups is an
+// error located at the decision, not a walk. A `for` whose body makes no
+// decision from its induction variable or its loop-carried values (and
+// whose results decide nothing) runs its body once, counted `trips` times.
+// Everything else is evaluated iteration by iteration, up to `max_steps`
+// operations in all, past which the evaluation stops with an error located
+// at the loop that was running.
 //
 // A loop whose bound is not computable is named with the reason: data-
 // dependent when the bound comes from memory (the load's file:line), or a
@@ -44,10 +48,18 @@
 
 namespace tileperf {
 
+// Bounds of an evaluation (docs/design/hostile-inputs.md), each an error
+// located where it is passed: the loops of a program, the groups of blocks
+// evaluated apart, the classes of blocks and their counts (a class keeps
+// two per loop and one per memory operation).
+inline constexpr std::size_t kMaxSkeletonLoops = std::size_t(1) << 14;
+inline constexpr std::int64_t kMaxEvaluations = std::int64_t(1) << 16;
+inline constexpr std::size_t kMaxClassCounts = std::size_t(1) << 23;
+
 struct SkeletonInputs {
   const TileIrProgram* program = nullptr;
   const TileIrStats* stats = nullptr;     // the program's memory operations
-  std::vector<std::int64_t> grid;         // 1 to 3 dimensions
+  std::vector<std::int64_t> grid;         // 1 to 3 dimensions, each from 1 to 2^31 - 1
   std::vector<LaunchArgument> arguments;  // in the entry's order; empty when none were recorded
   std::string no_arguments;               // why none were recorded
   const Problem* problem = nullptr;       // declared trips and where the problem is declared
@@ -88,13 +100,24 @@ struct BlockClass {
   double trips(std::size_t loop) const { return executions[loop] > 0 ? iterations[loop] / executions[loop] : 0; }
 };
 
+// The groups of blocks the evaluation halved the grid into: a node is
+// halved along `dim` at `split` (ids below it `low`, the others `high`),
+// or is a group of one class.
+struct ClassNode {
+  int dim = -1;
+  std::int64_t split = 0;
+  int low = -1, high = -1;
+  int cls = 0;
+};
+
 struct Skeleton {
   std::vector<SkeletonLoop> loops;
-  std::vector<BlockClass> classes;  // at least one
+  std::vector<BlockClass> classes;  // at least one, in the order of their first block
   std::vector<std::int64_t> grid;
-  std::vector<int> varying_dims;  // grid dimensions whose blocks differ (0 = x)
-  std::vector<int> class_table;   // class of each point of the varying dimensions (x fastest)
-  std::int64_t evaluated_blocks = 0, steps = 0;
+  std::vector<int> varying_dims;      // grid dimensions whose blocks differ (0 = x)
+  std::vector<ClassNode> class_tree;  // the root first
+  std::int64_t evaluated_blocks = 0;  // groups of blocks evaluated, each at once
+  std::int64_t steps = 0;
   bool evaluated = false;  // false: no program to run (every loop assumed)
   std::vector<std::string> notes;
 
@@ -107,8 +130,9 @@ struct Skeleton {
   std::vector<TripDeclaration> trips(int cls) const;
 };
 
-// Throws InputError for a stale declaration (at the problem's declaration)
-// and for an evaluation past `max_steps` (at the loop that was running).
+// Throws InputError for a stale declaration (at the problem's declaration),
+// for an evaluation past `max_steps` (at the loop that was running) and
+// past the bounds above (where they were passed).
 Skeleton evaluate_skeleton(const SkeletonInputs& in);
 
 }  // namespace tileperf

@@ -77,10 +77,14 @@ struct Origin {
   bool known = false;
 };
 
+// The scoreboards a wait can name (the control word's wait mask has six
+// bits). A write or read field of 6 names none of them: nothing waits on it.
+constexpr int kScoreboards = 6;
+
 struct WarpState {
   double t = 0;
-  double sb[6] = {0, 0, 0, 0, 0, 0};
-  Origin sb_origin[6];
+  double sb[kScoreboards] = {0, 0, 0, 0, 0, 0};
+  Origin sb_origin[kScoreboards];
   Origin pending_origin, open_origin;
   std::map<std::string, std::deque<Origin>> own_origin;
   double pending_loads = -1;                      // completion of copies not yet tied to a barrier
@@ -286,9 +290,9 @@ class RoleReplay {
     e.address = insn.address;
     if (events_) e.opcode = op;
     e.iteration = iteration_;
-    static const std::string kScoreboards[6] = {"SB0", "SB1", "SB2", "SB3", "SB4", "SB5"};
-    for (int sb = 0; sb < 6; ++sb) {
-      if (insn.control.waits_on(sb)) wait_until(s_.sb[sb], kScoreboards[sb], e, s_.sb_origin[sb]);
+    static const std::string kNames[kScoreboards] = {"SB0", "SB1", "SB2", "SB3", "SB4", "SB5"};
+    for (int sb = 0; sb < kScoreboards; ++sb) {
+      if (insn.control.waits_on(sb)) wait_until(s_.sb[sb], kNames[sb], e, s_.sb_origin[sb]);
     }
     std::string_view base = base_opcode(op);
     if (starts_with(op, "SYNCS.PHASECHK")) {
@@ -317,13 +321,13 @@ class RoleReplay {
     e.done = s_.t;
     if (int w = insn.control.write_scoreboard; w >= 0) {
       e.done = s_.t + result_latency(insn);
-      if (e.done >= s_.sb[w]) {
+      if (w < kScoreboards && e.done >= s_.sb[w]) {
         std::string_view b = base_opcode(op);
         s_.sb_origin[w] = origin_of(insn, b == "LDG" || b == "LD" || b == "ATOM" || b == "ATOMG");
       }
-      s_.sb[w] = std::max(s_.sb[w], e.done);
+      if (w < kScoreboards) s_.sb[w] = std::max(s_.sb[w], e.done);
     }
-    if (int r = insn.control.read_scoreboard; r >= 0) {
+    if (int r = insn.control.read_scoreboard; r >= 0 && r < kScoreboards) {
       if (s_.t + L.operand_read >= s_.sb[r]) s_.sb_origin[r] = origin_of(insn, false);
       s_.sb[r] = std::max(s_.sb[r], s_.t + L.operand_read);
     }

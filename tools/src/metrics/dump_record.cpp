@@ -15,8 +15,9 @@ namespace tileperf {
 
 namespace {
 
-// Bounds of a declared problem: CUDA's grid limits, and trip counts and
-// lines that keep every cost estimate far below kMaxCount.
+// Bounds of a declared problem: CUDA's grid limits (1 to 3 dimensions),
+// and trip counts and lines that keep every cost estimate far below
+// kMaxCount.
 constexpr std::int64_t kMaxGridDimension = (std::int64_t(1) << 31) - 1;
 constexpr std::int64_t kMaxBlocks = std::int64_t(1) << 40;
 constexpr std::int64_t kMaxTrips = (std::int64_t(1) << 31) - 1;
@@ -94,6 +95,10 @@ std::optional<Problem> problem_from_record(const nlohmann::json& record, const s
   }
   Problem p;
   p.blocks = 1;
+  if (j.at("grid").empty() || j.at("grid").size() > 3) {
+    throw InputError(filename, 0,
+                     fmt::format("problem: a grid has 1 to 3 dimensions, this one {}", j.at("grid").size()));
+  }
   for (const auto& g : j.at("grid")) {
     p.grid.push_back(bounded_integer(g, "each grid dimension", filename, 1, kMaxGridDimension));
     if (p.blocks > kMaxBlocks / p.grid.back()) {

@@ -165,8 +165,7 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
                       keep_events,
                       latency_overrides};
   out.launch = estimate_launch(launch);
-  if (out.launch.classes > 1)
-    out.values["cost.launch"] = std::llround(std::min(out.launch.launch_cost, double(kMaxCount)));
+  if (out.launch.classes > 1) out.values["cost.launch"] = saturated_count(out.launch.launch_cost);
   out.values.merge(launch_metrics(out.launch));
   for (const auto& note : out.launch.notes) out.notes.push_back(note);
   for (auto& note : resource_notes(out.values)) out.notes.push_back(std::move(note));

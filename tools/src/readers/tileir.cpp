@@ -6,6 +6,8 @@
 #include <vector>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "support/error.h"
 #include "support/text.h"
 #include "readers/tileir_program.h"
@@ -110,6 +112,10 @@ std::int64_t moved_bytes(const std::string& rest, bool store) {
   return end < rest.size() ? tile_type_bytes(std::string_view(rest).substr(at, end - at + 1)) : 0;
 }
 
+InputError nested_too_deep(const std::string& filename, int lineno, const std::string& raw) {
+  return InputError(filename, lineno, fmt::format("regions nested deeper than {} levels", kMaxTileIrNesting), raw);
+}
+
 bool is_memory_op(const std::string& name) {
   return name.rfind("load_", 0) == 0 || name.rfind("store_", 0) == 0 || name.rfind("atomic", 0) == 0;
 }
@@ -170,9 +176,10 @@ TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
     std::string line = trim(raw);
     if (line.empty()) continue;
     last = lineno;
+    program.at_line(lineno);
     if (depth == 0 && !line.empty() && line[0] == '#') {  // "#locN = ...", other attribute aliases
       auto eq = line.find(" = ");
-      if (eq != std::string::npos) program.location_definition(line.substr(0, eq), line.substr(eq + 3));
+      if (eq != std::string::npos) program.location_definition(line.substr(0, eq), line.substr(eq + 3), lineno);
       continue;
     }
     std::string loc = strip_location(line);
@@ -194,7 +201,7 @@ TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
     }
     if (depth == 0) throw InputError(filename, lineno, "operation outside an entry", raw);
     if (is_block_arguments(line)) {
-      ++depth;
+      if (++depth > kMaxTileIrNesting) throw nested_too_deep(filename, lineno, raw);
       program.block_arguments(line);
       continue;
     }
@@ -218,7 +225,7 @@ TileIrStats parse_tileir(const std::string& text, const std::string& filename) {
       ++stats.token_ordered;
       if (!fresh_tokens.count(token)) ++stats.token_chained;
     }
-    if (opens) ++depth;
+    if (opens && ++depth > kMaxTileIrNesting) throw nested_too_deep(filename, lineno, raw);
   }
   if (depth != 0) {
     throw InputError(filename, last, "TileIR is truncated: " + std::to_string(depth) + " region(s) not closed");

@@ -1,12 +1,13 @@
 #include "readers/tileir_program.h"
 
 #include <algorithm>
-#include <functional>
-#include <map>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "readers/tileir_literals.h"
+#include "support/error.h"
 #include "support/text.h"
 
 namespace tileperf {
@@ -161,22 +162,30 @@ std::string TileIrProgram::where(const IrOp& op) const {
 
 TileIrProgramBuilder::TileIrProgramBuilder(std::string file) { p_.file = std::move(file); }
 
-int TileIrProgramBuilder::define(const std::string& name, IrType type, int op, bool in_scope) {
+void TileIrProgramBuilder::fail(int lineno, const std::string& what) const { throw InputError(p_.file, lineno, what); }
+
+int TileIrProgramBuilder::new_value(std::string name, IrType type, int op, bool undefined) {
+  if (p_.values.size() >= kMaxTileIrValues)
+    fail(lineno_, fmt::format("more than {} values in one listing", kMaxTileIrValues));
   int id = static_cast<int>(p_.values.size());
-  p_.values.push_back({name, type, op, false});
-  if (in_scope && !open_.empty()) open_.back().names.emplace_back(name, id);
+  p_.values.push_back({std::move(name), type, op, undefined});
+  return id;
+}
+
+int TileIrProgramBuilder::define(const std::string& name, IrType type, int op, bool in_scope) {
+  int id = new_value(name, type, op, false);
+  if (in_scope && !open_.empty()) {
+    open_.back().names.push_back(name);
+    visible_[name].push_back(id);
+  }
   return id;
 }
 
 int TileIrProgramBuilder::use(std::string_view name) {
-  for (auto scope = open_.rbegin(); scope != open_.rend(); ++scope) {
-    for (auto it = scope->names.rbegin(); it != scope->names.rend(); ++it) {
-      if (it->first == name) return it->second;
-    }
+  if (auto it = visible_.find(std::string(name)); it != visible_.end() && !it->second.empty()) {
+    return it->second.back();
   }
-  int id = static_cast<int>(p_.values.size());
-  p_.values.push_back({std::string(name), IrType::kOther, -1, true});
-  return id;
+  return new_value(std::string(name), IrType::kOther, -1, true);
 }
 
 void TileIrProgramBuilder::open_region(int op, std::vector<int> arguments) {
@@ -184,8 +193,23 @@ void TileIrProgramBuilder::open_region(int op, std::vector<int> arguments) {
   o.op = op;
   o.region.arguments = std::move(arguments);
   // The arguments were defined before the region opened: they belong to it.
-  for (int a : o.region.arguments) o.names.emplace_back(p_.values[static_cast<std::size_t>(a)].name, a);
+  for (int a : o.region.arguments) {
+    const std::string& name = p_.values[static_cast<std::size_t>(a)].name;
+    o.names.push_back(name);
+    visible_[name].push_back(a);
+  }
   open_.push_back(std::move(o));
+}
+
+TileIrProgramBuilder::Open TileIrProgramBuilder::close_region() {
+  Open done = std::move(open_.back());
+  open_.pop_back();
+  for (auto it = done.names.rbegin(); it != done.names.rend(); ++it) {
+    auto found = visible_.find(*it);
+    found->second.pop_back();
+    if (found->second.empty()) visible_.erase(found);
+  }
+  return done;
 }
 
 std::vector<int> TileIrProgramBuilder::define_results(std::string_view results, const std::vector<IrType>& types,
@@ -195,18 +219,35 @@ std::vector<int> TileIrProgramBuilder::define_results(std::string_view results, 
     if (r.empty() || r[0] != '%') continue;
     std::size_t end = name_end(r, 0);
     std::string base(r.substr(0, end));
-    int count = 1;
+    std::int64_t count = 1;
     if (end < r.size() && r[end] == ':') {
-      auto n = parse_count(r.substr(end + 1), 1 << 16);
-      count = n ? static_cast<int>(*n) : 1;
+      auto n = parse_count(r.substr(end + 1), std::numeric_limits<std::int64_t>::max());
+      if (!n || *n == 0) fail(lineno_, fmt::format("'{}' declares no number of results", std::string(r)));
+      count = *n;
     }
-    for (int i = 0; i < count; ++i) {
+    if (count > kMaxTileIrResults || static_cast<std::int64_t>(out.size()) + count > kMaxTileIrResults) {
+      fail(lineno_, fmt::format("more than {} results declared on one line", kMaxTileIrResults));
+    }
+    for (std::int64_t i = 0; i < count; ++i) {
       std::size_t k = out.size();
       IrType t = types.empty() ? IrType::kOther : types[std::min(k, types.size() - 1)];
       out.push_back(define(count > 1 ? fmt::format("{}#{}", base, i) : base, t, op));
     }
   }
   return out;
+}
+
+void TileIrProgramBuilder::read_constant(IrType type, IrOp& op) const {
+  if (!is_integer(type) && !is_float(type)) return;  // a tile's: not a scalar the evaluator computes
+  ScalarLiteral v = is_integer(type) ? read_integer_literal(op.literal, integer_bits(type))
+                                     : read_float_literal(op.literal, type == IrType::kF16    ? 16
+                                                                      : type == IrType::kBF16 ? -16
+                                                                      : type == IrType::kF64  ? 64
+                                                                                              : 32);
+  if (!v.error.empty()) fail(lineno_, v.error);
+  op.has_value = true;
+  op.int_value = v.integer;
+  op.float_value = v.real;
 }
 
 void TileIrProgramBuilder::iter_values(std::string_view text, const std::vector<IrType>& types, IrOp& op,
@@ -227,6 +268,7 @@ void TileIrProgramBuilder::iter_values(std::string_view text, const std::vector<
 }
 
 void TileIrProgramBuilder::entry(std::string_view line, int lineno) {
+  lineno_ = lineno;
   auto at = line.find('@');
   auto open = line.find('(', at);
   p_.entry = std::string(line.substr(at + 1, open - at - 1));
@@ -236,17 +278,18 @@ void TileIrProgramBuilder::entry(std::string_view line, int lineno) {
     for (auto a : split_top(line.substr(open + 1, close - open - 1), ',')) {
       auto colon = a.find(':');
       if (a.empty() || a[0] != '%' || colon == std::string_view::npos) continue;
-      int id = static_cast<int>(p_.values.size());
-      p_.values.push_back({std::string(trim_view(a.substr(0, colon))), ir_type(a.substr(colon + 1)), -1, false});
-      args.push_back(id);
+      args.push_back(new_value(std::string(trim_view(a.substr(0, colon))), ir_type(a.substr(colon + 1)), -1, false));
     }
   }
-  (void)lineno;
   open_region(-1, args);
 }
 
 int TileIrProgramBuilder::operation(std::string_view results, std::string_view name, std::string_view rest, int lineno,
                                     const std::string& loc, bool opens) {
+  lineno_ = lineno;
+  if (p_.ops.size() >= kMaxTileIrOperations) {
+    fail(lineno, fmt::format("more than {} operations in one listing", kMaxTileIrOperations));
+  }
   int index = static_cast<int>(p_.ops.size());
   p_.ops.emplace_back();
   IrOp op;
@@ -310,6 +353,7 @@ int TileIrProgramBuilder::operation(std::string_view results, std::string_view n
             operands_text.substr(open, close == std::string_view::npos ? std::string_view::npos : close - open + 1));
       }
       operands_text = {};
+      if (types.size() == 1) read_constant(types[0], op);
     }
   }
   if (op.name == "make_tensor_view") {
@@ -363,25 +407,21 @@ void TileIrProgramBuilder::block_arguments(std::string_view line) {
   for (auto a : split_top(inner, ',')) {
     auto colon = a.find(':');
     if (a.empty() || a[0] != '%' || colon == std::string_view::npos) continue;
-    int id = static_cast<int>(p_.values.size());
-    p_.values.push_back({std::string(trim_view(a.substr(0, colon))), ir_type(a.substr(colon + 1)), -1, false});
-    args.push_back(id);
+    args.push_back(new_value(std::string(trim_view(a.substr(0, colon))), ir_type(a.substr(colon + 1)), -1, false));
   }
   open_region(last_op_, args);
 }
 
 void TileIrProgramBuilder::else_region() {
   if (open_.empty()) return;
-  Open done = std::move(open_.back());
-  open_.pop_back();
+  Open done = close_region();
   if (done.op >= 0) p_.ops[static_cast<std::size_t>(done.op)].regions.push_back(std::move(done.region));
   open_region(done.op, {});
 }
 
 void TileIrProgramBuilder::close(const std::string& loc) {
   if (open_.empty()) return;
-  Open done = std::move(open_.back());
-  open_.pop_back();
+  Open done = close_region();
   if (done.op < 0) {
     if (p_.body.ops.empty()) p_.body = std::move(done.region);  // the first entry's
     return;
@@ -390,51 +430,74 @@ void TileIrProgramBuilder::close(const std::string& loc) {
   if (!loc.empty()) op_locs_.emplace_back(done.op, loc);
 }
 
-void TileIrProgramBuilder::location_definition(const std::string& name, const std::string& text) {
-  loc_defs_.emplace_back(name, text);
+void TileIrProgramBuilder::location_definition(const std::string& name, const std::string& text, int lineno) {
+  loc_defs_.emplace(name, LocationDefinition{text, lineno});  // the first definition of a name holds
+}
+
+namespace {
+
+// loc("file":line:col)
+IrLocation file_location(const std::string& d) {
+  auto close = d.find("\":", 5);
+  if (close == std::string::npos) return {};
+  IrLocation out;
+  out.file = d.substr(5, close - 5);
+  auto parts = split(d.substr(close + 2, d.find(')', close) - close - 2), ':');
+  if (!parts.empty()) out.line = static_cast<int>(parse_count(parts[0], 1 << 30).value_or(0));
+  if (parts.size() > 1) out.column = static_cast<int>(parse_count(parts[1], 1 << 30).value_or(0));
+  return out;
+}
+
+// The first "#locN" named in `d` from `from`, or "".
+std::string first_ref(const std::string& d, std::size_t from) {
+  auto at = d.find("#loc", from);
+  if (at == std::string::npos) return "";
+  std::size_t end = at + 1;
+  while (end < d.size() && is_name_char(d[end]) && d[end] != '.' && d[end] != '-') ++end;
+  return d.substr(at, end - at);
+}
+
+}  // namespace
+
+// A location name resolved to a file, line and the call sites it was
+// inlined through; each name once (a name that refers to itself, or a
+// chain deeper than kMaxTileIrNesting names, is an error at its line).
+IrLocation TileIrProgramBuilder::resolve(const std::string& ref, int depth) {
+  auto it = loc_defs_.find(ref);
+  if (it == loc_defs_.end()) return {};
+  if (auto done = resolved_.find(ref); done != resolved_.end()) return done->second;
+  const std::string& d = it->second.text;
+  if (depth > kMaxTileIrNesting) {
+    fail(it->second.lineno,
+         fmt::format("location {} refers to locations nested deeper than {} (or to itself)", ref, kMaxTileIrNesting));
+  }
+  IrLocation out;
+  if (d.rfind("loc(\"", 0) == 0) {
+    out = file_location(d);
+  } else if (d.rfind("loc(callsite(", 0) == 0) {  // loc(callsite(#callee at #caller))
+    auto at = d.find(" at ");
+    out = resolve(first_ref(d, 0), depth + 1);
+    if (at != std::string::npos) {
+      IrLocation caller = resolve(first_ref(d, at), depth + 1);
+      if (caller.known()) out.calls.emplace_back(caller.file, caller.line);
+      out.calls.insert(out.calls.end(), caller.calls.begin(), caller.calls.end());
+    }
+    if (out.calls.size() > kMaxTileIrCallSites) {
+      fail(it->second.lineno,
+           fmt::format("location {} is inlined through more than {} call sites", ref, kMaxTileIrCallSites));
+    }
+  } else if (std::string first = first_ref(d, 0); !first.empty()) {
+    out = resolve(first, depth + 1);  // di_loc<#locN in ...>, loc(fused[...]): the first location named inside
+  }
+  resolved_.emplace(ref, out);
+  return out;
 }
 
 TileIrProgram TileIrProgramBuilder::finish() {
   while (!open_.empty()) close("");
-  std::map<std::string, std::string> defs(loc_defs_.begin(), loc_defs_.end());
-  std::map<std::string, int> resolved;
-  // Resolves a location name to an index in p_.locations (-1: unknown).
-  std::function<IrLocation(const std::string&, int)> resolve = [&](const std::string& ref, int depth) -> IrLocation {
-    auto it = defs.find(ref);
-    if (it == defs.end() || depth > 32) return {};
-    const std::string& d = it->second;
-    if (d.rfind("loc(\"", 0) == 0) {  // loc("file":line:col)
-      auto close = d.find("\":", 5);
-      if (close == std::string::npos) return {};
-      IrLocation out;
-      out.file = d.substr(5, close - 5);
-      auto parts = split(d.substr(close + 2, d.find(')', close) - close - 2), ':');
-      if (!parts.empty()) out.line = static_cast<int>(parse_count(parts[0], 1 << 30).value_or(0));
-      if (parts.size() > 1) out.column = static_cast<int>(parse_count(parts[1], 1 << 30).value_or(0));
-      return out;
-    }
-    auto first_ref = [&](std::size_t from) -> std::string {
-      auto at = d.find("#loc", from);
-      if (at == std::string::npos) return "";
-      std::size_t end = at + 1;
-      while (end < d.size() && is_name_char(d[end]) && d[end] != '.' && d[end] != '-') ++end;
-      return d.substr(at, end - at);
-    };
-    if (d.rfind("loc(callsite(", 0) == 0) {  // loc(callsite(#callee at #caller))
-      auto at = d.find(" at ");
-      IrLocation inner = resolve(first_ref(0), depth + 1);
-      if (at == std::string::npos) return inner;
-      IrLocation caller = resolve(first_ref(at), depth + 1);
-      if (caller.known()) inner.calls.emplace_back(caller.file, caller.line);
-      inner.calls.insert(inner.calls.end(), caller.calls.begin(), caller.calls.end());
-      return inner;
-    }
-    // di_loc<#locN in ...>, loc(fused[...]): the first location named inside.
-    std::string first = first_ref(0);
-    return first.empty() ? IrLocation{} : resolve(first, depth + 1);
-  };
+  std::unordered_map<std::string, int> index;  // location name -> p_.locations (-1: unknown)
   for (const auto& [op, ref] : op_locs_) {
-    auto [it, fresh] = resolved.emplace(ref, -1);
+    auto [it, fresh] = index.emplace(ref, -1);
     if (fresh) {
       IrLocation l = resolve(ref, 0);
       if (l.known()) {

@@ -14,10 +14,21 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace tileperf {
+
+// Bounds of a listing, each a located error past it (docs/design/
+// hostile-inputs.md): regions open at once (the entry's included), results
+// one line declares ("%for:3" declares three), operations and values in
+// all, and call sites a location is inlined through.
+inline constexpr int kMaxTileIrNesting = 64;
+inline constexpr int kMaxTileIrResults = 1024;
+inline constexpr std::size_t kMaxTileIrOperations = std::size_t(1) << 18;
+inline constexpr std::size_t kMaxTileIrValues = std::size_t(1) << 20;
+inline constexpr std::size_t kMaxTileIrCallSites = 32;
 
 // The element type of a 0-d tile (a scalar), or what else a value is.
 enum class IrType : std::uint8_t {
@@ -79,6 +90,12 @@ struct IrOp {
   std::vector<IrRegion> regions;  // for, loop: the body; if: then, else; reduce, scan: the combiner
   std::string attributes;         // the words between the name and the operands' types: "less_than", "signed", ...
   std::string literal;            // constant: the "<i32: 5>" part
+  // A constant of a scalar type: its value as written (tileir_literals.h),
+  // an integer before it is wrapped to its type, a float before it is
+  // rounded to it.
+  bool has_value = false;
+  std::int64_t int_value = 0;
+  double float_value = 0;
   // make_tensor_view: its shape and strides; make_partition_view: the tile
   // shape and the view dimension of each tile dimension (dim_map).
   std::vector<IrDim> shape, strides;
@@ -106,10 +123,13 @@ struct TileIrProgram {
 };
 
 // Builds a TileIrProgram from the lines of a listing, in order (parse_tileir
-// calls it; the line's location suffix already stripped).
+// calls it; the line's location suffix already stripped). Throws InputError
+// at the line past a bound.
 class TileIrProgramBuilder {
  public:
   explicit TileIrProgramBuilder(std::string file);
+
+  void at_line(int lineno) { lineno_ = lineno; }  // the line read now, for errors
 
   void entry(std::string_view line, int lineno);
   // An operation line; `opens` when it ends in '{' (its first region).
@@ -123,28 +143,41 @@ class TileIrProgramBuilder {
   void close(const std::string& loc);  // "}": the region ends; the location of its operation
   void set_memory(int op, int memory) { p_.ops[static_cast<std::size_t>(op)].memory = memory; }
   // "#locN = ..." definitions, then each operation's location resolved.
-  void location_definition(const std::string& name, const std::string& text);
+  void location_definition(const std::string& name, const std::string& text, int lineno);
   TileIrProgram finish();
 
  private:
+  [[noreturn]] void fail(int lineno, const std::string& what) const;
   int define(const std::string& name, IrType type, int op, bool in_scope = true);
+  int new_value(std::string name, IrType type, int op, bool undefined);
+  IrLocation resolve(const std::string& ref, int depth);
   int use(std::string_view name);
   void open_region(int op, std::vector<int> arguments);
   // "iter_values(%a = %x, ...)" of a for or loop: the initial values as the
   // operation's operands, the carried values as its region's arguments.
   void iter_values(std::string_view text, const std::vector<IrType>& types, IrOp& op, std::vector<int>& arguments);
   std::vector<int> define_results(std::string_view results, const std::vector<IrType>& types, int op);
+  void read_constant(IrType type, IrOp& op) const;  // a scalar constant's value, or an error
 
   TileIrProgram p_;
   struct Open {
     int op = -1;  // the operation whose region this is (-1: the entry)
     IrRegion region;
-    std::vector<std::pair<std::string, int>> names;  // defined in this region
+    std::vector<std::string> names;  // defined in this region, in order
   };
+  Open close_region();  // the innermost region, its names out of scope
   std::vector<Open> open_;
+  // The values each name stands for in the open regions, the latest last.
+  std::unordered_map<std::string, std::vector<int>> visible_;
   int last_op_ = -1;
+  int lineno_ = 0;                                    // of the line being read
   std::vector<std::pair<int, std::string>> op_locs_;  // operation, location name
-  std::vector<std::pair<std::string, std::string>> loc_defs_;
+  struct LocationDefinition {
+    std::string text;
+    int lineno = 0;
+  };
+  std::unordered_map<std::string, LocationDefinition> loc_defs_;
+  std::unordered_map<std::string, IrLocation> resolved_;  // each name once: a chain of call sites is linear
 };
 
 }  // namespace tileperf

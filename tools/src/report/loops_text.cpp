@@ -53,7 +53,7 @@ void add_skeleton(std::string& out, const Skeleton& s) {
   for (int d : s.varying_dims) dims.push_back(std::string(1, "xyz"[d]));
   out += fmt::format(
       "\nkernel loops (the TileIR's, counted for the launch of {} block(s)): {} class(es) of blocks{}, "
-      "{} block(s) evaluated, {} operation(s)\n",
+      "{} group(s) of blocks evaluated, {} operation(s)\n",
       s.blocks(), s.classes.size(),
       dims.empty() ? std::string(", alike along every grid dimension")
                    : fmt::format(", differing along {}", fmt::join(dims, ", ")),

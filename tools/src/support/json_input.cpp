@@ -1,6 +1,7 @@
 #include "support/json_input.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -156,6 +157,12 @@ std::map<std::string, std::int64_t> json_counts(const Json& object, const std::s
   std::map<std::string, std::int64_t> out;
   for (const auto& [name, value] : object.items()) out[name] = json_count(value, filename, key + "." + name);
   return out;
+}
+
+std::int64_t saturated_count(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= static_cast<double>(kMaxCount)) return kMaxCount;
+  return std::llround(v);
 }
 
 }  // namespace tileperf

@@ -17,6 +17,11 @@ inline constexpr int kMaxJsonDepth = 64;
 // that differences and percentages of two counts never overflow.
 inline constexpr std::int64_t kMaxCount = (std::int64_t(1) << 53) - 1;
 
+// A figure as a count: rounded, 0 for nothing (negative, or not a number),
+// kMaxCount for anything at or past it (an estimate off the scale), so
+// that every metric tileperf writes reads back.
+std::int64_t saturated_count(double v);
+
 // Parses JSON text. Syntax errors, numbers out of range, nesting deeper than
 // kMaxJsonDepth and a key given twice in one object are InputErrors naming
 // `filename` and the line (or the key).

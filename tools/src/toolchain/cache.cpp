@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -79,8 +80,15 @@ std::string ResultCache::frames_dir() const { return enabled() ? (fs::path(dir_)
 bool ResultCache::pull(const std::string& key) const {
   auto files = remote_.fetch(key);
   if (!files) return false;
-  store_local(key, *files);
-  return fs::is_directory(entry_dir(key));
+  try {
+    store_local(key, *files);
+  } catch (const std::exception& e) {  // a full disk, a name the file system refuses: a miss
+    std::fprintf(stderr, "tileperf: note: the remote cache's entry %s cannot be stored locally (%s): not used\n",
+                 key.c_str(), e.what());
+    return false;
+  }
+  std::error_code ec;
+  return fs::is_directory(entry_dir(key), ec);
 }
 
 bool ResultCache::fetch(const CacheKey& key, const std::map<std::string, std::string>& destinations) const {
@@ -130,7 +138,13 @@ void ResultCache::store(const CacheKey& key, const std::map<std::string, std::st
     }
     contents[name] = std::move(data);
   }
-  store_local(key.hash, contents);
+  try {
+    store_local(key.hash, contents);
+  } catch (const std::exception& e) {  // the cache only speeds a run up: a fault in it fails nothing
+    std::fprintf(stderr, "tileperf: note: the result cache cannot store entry %s (%s): not stored\n", key.hash.c_str(),
+                 e.what());
+    return;
+  }
   remote_.store(key.hash, contents);
 }
 

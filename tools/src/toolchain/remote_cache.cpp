@@ -23,21 +23,45 @@ std::string environment_value(const char* name) {
   return v ? v : "";
 }
 
+// A name as a note shows it: printable, and cut short.
+std::string shown_name(const std::string& name) {
+  std::string out;
+  for (char c : name.substr(0, 40)) out += (c >= ' ' && c <= '~') ? c : '?';
+  return name.size() > 40 ? out + fmt::format("... ({} characters)", name.size()) : out;
+}
+
 bool is_sha256_hex(const std::string& s) {
   return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-// The files a manifest lists (name -> SHA-256), or nullopt when it is not
-// the manifest of `key`.
+// A name an entry's file may have: a word of [A-Za-z0-9_.-] (no "." or
+// "..", no folder, not the manifest's own), at most kMaxEntryName long.
+bool entry_file_name(const std::string& name) {
+  return !name.empty() && name.size() <= kMaxEntryName && name.front() != '.' && name != "manifest.json" &&
+         name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") ==
+             std::string::npos;
+}
+
+// The files a manifest lists (name -> size and SHA-256); nullopt with the
+// reason when it is not the manifest of `key` or names what no entry holds.
 std::optional<std::map<std::string, std::pair<std::size_t, std::string>>> listed_files(const std::string& text,
-                                                                                       const std::string& key) {
+                                                                                       const std::string& key,
+                                                                                       std::string& refused) {
   try {
     auto j = nlohmann::json::parse(text);
     if (j.value("format", "") != kCacheEntryFormat || j.value("key", "") != key) return std::nullopt;
     std::map<std::string, std::pair<std::size_t, std::string>> files;
+    if (j.at("files").size() > kMaxEntryFiles) {
+      refused = fmt::format("it lists more than {} files", kMaxEntryFiles);
+      return std::nullopt;
+    }
     for (const auto& [name, f] : j.at("files").items()) {
+      if (!entry_file_name(name)) {
+        refused = fmt::format("it names a file '{}', which is no name of an entry's file", shown_name(name));
+        return std::nullopt;
+      }
       std::string sha = f.at("sha256").get<std::string>();
-      if (!is_sha256_hex(sha) || name.empty() || name.find('/') != std::string::npos) return std::nullopt;
+      if (!is_sha256_hex(sha)) return std::nullopt;
       files[name] = {f.at("bytes").get<std::size_t>(), sha};
     }
     return files;
@@ -121,7 +145,9 @@ std::optional<std::map<std::string, std::string>> RemoteCache::fetch(const std::
     trip("read", failure(m));
     return std::nullopt;
   }
-  auto listed = listed_files(m.body, key);
+  std::string refused;
+  auto listed = listed_files(m.body, key, refused);
+  if (!listed && !refused.empty()) return refuse(key, refused);
   if (!listed) return not_whole(key);
   std::map<std::string, std::string> files;
   for (const auto& [name, f] : *listed) {
@@ -142,6 +168,12 @@ std::nullopt_t RemoteCache::not_whole(const std::string& key) const {
                "tileperf: note: remote cache %s: the entry %s is not whole (a file does not match "
                "its SHA-256, or no manifest of that key): not used\n",
                shown_url(settings_.url).c_str(), key.c_str());
+  return std::nullopt;
+}
+
+std::nullopt_t RemoteCache::refuse(const std::string& key, const std::string& why) const {
+  std::fprintf(stderr, "tileperf: note: remote cache %s: the entry %s is refused (%s): not used\n",
+               shown_url(settings_.url).c_str(), key.c_str(), why.c_str());
   return std::nullopt;
 }
 

@@ -13,7 +13,8 @@
 //
 // The server can only speed a run up: a request that fails (no server,
 // refused, timed out after TILEPERF_CACHE_TIMEOUT seconds, an answer that
-// is not an entry) is a miss, never a failure. The first failure opens a
+// is not an entry, an entry that names what no entry holds, an entry the
+// local cache cannot store) is a miss, never a failure. The first failure opens a
 // circuit breaker that every process of the run sees (a file in the local
 // cache folder): the server is not asked again for kBreakerSeconds, and the
 // failure is said once, by the process that met it. A refused write stops
@@ -42,6 +43,12 @@ struct RemoteSettings {
 // value.
 RemoteSettings remote_settings_from_environment();
 
+// What an entry may name: at most kMaxEntryFiles files, each a name of
+// [A-Za-z0-9_.-] of at most kMaxEntryName characters that is not "." or
+// ".."; an entry that names anything else is refused (a miss, with a note).
+inline constexpr std::size_t kMaxEntryFiles = 16;
+inline constexpr std::size_t kMaxEntryName = 64;
+
 // Seconds the breaker keeps the server out after a failure.
 inline constexpr int kBreakerSeconds = 600;
 
@@ -64,7 +71,8 @@ class RemoteCache {
  private:
   bool open(const std::string& what) const;  // whether the breaker keeps `what` ("read", "write") out
   void trip(const std::string& what, const std::string& why) const;
-  std::nullopt_t not_whole(const std::string& key) const;  // says so; a miss
+  std::nullopt_t not_whole(const std::string& key) const;                       // says so; a miss
+  std::nullopt_t refuse(const std::string& key, const std::string& why) const;  // says why; a miss
   std::string url(const std::string& path) const;
 
   RemoteSettings settings_;
