@@ -530,3 +530,65 @@ def test_a_launch_of_another_kernel_names_what_was_launched(library):
     with pytest.raises(LaunchError, match=r"made no ct.launch of never for sm_90 \(it launched scale\)"):
         capture_launch(module.CONFIGS["launched"].launch, arch("sm_90"), module.__tileperf_imports__,
                        kernel=never, imported_for=module.__tileperf_arch__)
+
+
+ENDS = """\
+    import os
+    import signal
+    import sys
+
+    import cuda.tile as ct
+    from tileperf_dump import Config
+
+
+    @ct.kernel
+    def copy(x):
+        pass
+
+
+    def fine(torch):
+        ct.launch(torch.cuda.current_stream(), (1,), copy, (torch.empty(16),))
+
+
+    def exits(torch):
+        sys.exit(0)
+
+
+    def os_exit(torch):
+        os._exit(0)
+
+
+    def hangs(torch):
+        while True:
+            pass
+
+
+    def killed(torch):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+    CONFIGS = {"a_exits": Config(launch=exits), "b_os_exit": Config(launch=os_exit), "c_hangs": Config(launch=hangs),
+               "d_killed": Config(launch=killed), "e_fine": Config(launch=fine)}
+    """
+
+
+def test_a_launch_that_ends_its_process_is_its_configurations_own_error(tmp_path, monkeypatch, forget):
+    """sys.exit, os._exit, a hang past the time limit and a kill in one
+    configuration's launch are that configuration's errors, located; the
+    configurations after it export, in a fresh process where the old one died."""
+    from tileperf_dump.export import export_per_arch
+    monkeypatch.setenv("TILEPERF_LAUNCH_TIMEOUT", "2")
+    gate = write(tmp_path / "ends_gate.py", ENDS)
+    module = load_kernel_module(gate)
+    exports = export_per_arch(module, sorted(module.CONFIGS), ["sm_90"], "13.4")
+    errors = {name: e.problem_error for (name, _), e in exports.items()}
+    assert errors["a_exits"]["message"].startswith("CONFIGS['a_exits'].launch for sm_90: the launch called sys.exit(0)")
+    assert errors["b_os_exit"]["message"].startswith(
+        "CONFIGS['b_os_exit'].launch for sm_90: ProcessExit: os._exit(0) ended the process")
+    assert errors["c_hangs"]["message"].startswith(
+        "CONFIGS['c_hangs'].launch for sm_90: StepTimeout: CONFIGS['c_hangs'].launch did not end within 2 s")
+    assert [(errors[n]["file"], errors[n]["line"]) for n in ("a_exits", "b_os_exit", "c_hangs")] == \
+        [(str(gate), 19), (str(gate), 23), (str(gate), 27)]
+    assert errors["d_killed"] == {"file": str(gate), "line": 0, "message": (
+        "CONFIGS['d_killed'] for sm_90: the process exporting it was killed by signal 9")}
+    assert errors["e_fine"] is None and exports[("e_fine", "sm_90")].bytecode.startswith(b"\x7fTileIR")

@@ -177,3 +177,84 @@ def test_a_bad_batch_file_or_record_is_a_located_error(tmp_path, content, record
     assert r.returncode == 2
     named = record_path if "RECORD" in content else path
     assert r.stderr.startswith(f"run_dump.py: error: {named}{where}"), r.stderr
+
+
+# A kernel whose tile size a configuration reads from a file beside it.
+READS_FILE = """import json
+from pathlib import Path
+
+import cuda.tile as ct
+from tileperf_dump import Config, array
+
+
+@ct.kernel
+def scale(x, y, T: ct.Constant[int]):
+    b = ct.bid(0)
+    ct.store(y, index=(b,), tile=ct.load(x, index=(b,), shape=(T,)) * 2)
+
+
+TILE = json.loads(Path(__file__).with_name("tile.json").read_text())["tile"]
+CONFIGS = {"f32": Config(scale, [array(ct.float32, 1), array(ct.float32, 1), TILE])}
+"""
+
+
+def test_a_file_a_configuration_reads_is_part_of_the_stamp(tmp_path):
+    (tmp_path / "k.py").write_text(READS_FILE)
+    (tmp_path / "tile.json").write_text('{"tile": 128}')
+    stamp, out = tmp_path / "out" / "dump.stamp.json", tmp_path / "out"
+    assert dump(stamp, pytest_args(tmp_path / "k.py", out)).returncode == 0
+    first = (out / "f32.tileirbc").read_bytes()
+    assert str(tmp_path / "tile.json") in json.loads(stamp.read_text())["inputs"]
+    assert "up to date" in dump(stamp, pytest_args(tmp_path / "k.py", out)).stdout
+    (tmp_path / "tile.json").write_text('{"tile": 256}')
+    again = dump(stamp, pytest_args(tmp_path / "k.py", out))
+    assert again.returncode == 0 and f"dumping: {tmp_path / 'tile.json'} changed" in again.stdout
+    assert (out / "f32.tileirbc").read_bytes() != first
+
+
+def test_an_installed_distribution_of_another_version_exports_again(tmp_path):
+    kernel = kernel_dir(tmp_path / "src", 128)
+    stamp, out = tmp_path / "out" / "dump.stamp.json", tmp_path / "out"
+    assert dump(stamp, pytest_args(kernel / "k.py", out)).returncode == 0
+    record = json.loads(stamp.read_text())
+    assert record["distributions"].get("cuda-tile") and record["distributions"].get("pytest")
+    record["distributions"]["pytest"] = "0.1"  # as if pytest had been upgraded since
+    stamp.write_text(json.dumps(record))
+    again = dump(stamp, pytest_args(kernel / "k.py", out))
+    from importlib import metadata
+    assert f"dumping: pytest 0.1 -> {metadata.version('pytest')}" in again.stdout, again.stdout
+
+
+TILEGYM = __import__("importlib.util").util.find_spec("tilegym")
+
+
+@pytest.mark.skipif(TILEGYM is None, reason="examples/tilegym/requirements.txt is not installed")
+@pytest.mark.parametrize("edit", ["definition", "workload"])
+def test_an_edited_inventory_file_exports_again(tmp_path, edit):
+    """A kernel inventory's definitions and workloads are read when the file
+    is imported: an edit of either is seen by the stamp, and the bytecode
+    is the edited inventory's."""
+    import shutil
+    shipped = Path(TILEGYM.submodule_search_locations[0]) / "transformers" / "olmo3"
+    shutil.copytree(shipped, tmp_path / "inv" / "olmo3", ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    kernel = tmp_path / "inv_gate.py"
+    kernel.write_text(f"from tileperf_dump import inventory_configs\n\nCONFIGS = inventory_configs({str(tmp_path / 'inv')!r})\n")
+    stamp, out = tmp_path / "out" / "dump.stamp.json", tmp_path / "out"
+    args = pytest_args(kernel, out) + ["--tileperf-bare-packages=tilegym", "--tileperf-placeholders=cuda.bindings",
+                                       "--tileperf-archs=sm_90"]
+    first = dump(stamp, args)
+    assert first.returncode == 0, first.stdout + first.stderr
+    names = sorted(p.name for p in out.glob("olmo3_dual_rms_norm*.tileirbc"))
+    before = (out / names[0]).read_bytes()
+    definition = tmp_path / "inv" / "olmo3" / "kernel_definitions" / "olmo3_dual_rms_norm.json"
+    workloads = tmp_path / "inv" / "olmo3" / "kernel_workloads" / "olmo3_dual_rms_norm" / "workload.jsonl"
+    if edit == "definition":
+        definition.write_text(definition.read_text().replace('"bfloat16"', '"float16"'))
+        changed = definition
+    else:
+        workloads.write_text(workloads.read_text().replace('"D":64', '"D":128'))
+        changed = workloads
+    again = dump(stamp, args)
+    assert again.returncode == 0 and f"dumping: {changed} changed" in again.stdout, again.stdout
+    after = sorted(p.name for p in out.glob("olmo3_dual_rms_norm*.tileirbc"))
+    assert after != names or (out / names[0]).read_bytes() != before

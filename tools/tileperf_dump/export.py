@@ -9,7 +9,11 @@ import importlib
 import inspect
 import io
 import os
+import pickle
+import sys
+import tempfile
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -21,6 +25,7 @@ from cuda.tile.compilation import (ArrayConstraint, ListConstraint, ScalarConstr
 from tileperf_dump import paths
 from tileperf_dump.config import Config, Target
 from tileperf_dump.files import write_atomic, write_json
+from tileperf_dump.guards import ProcessExit, StepTimeout, exits_raised, time_limit
 from tileperf_dump.launch import arch, capture_launch
 from tileperf_dump.loading import get_config, reload_for
 from tileperf_dump.placeholders import Placeholder, PlaceholderError, PlaceholderModule, describe, is_placeholder
@@ -164,10 +169,11 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None,
     if config.launch is not None:
         imports = getattr(module, "__tileperf_imports__", ((), ()))
         try:
-            captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune,
-                                      getattr(module, "__tileperf_arch__", None))
+            with exits_raised(), time_limit(launch_timeout(), f"CONFIGS[{name!r}].launch"):
+                captured = capture_launch(config.launch, target, imports, config.launch_kernel, config.tune,
+                                          getattr(module, "__tileperf_arch__", None))
             params = captured.params()
-        except Exception as e:  # this configuration's error alone, located
+        except (Exception, SystemExit, ProcessExit, StepTimeout) as e:  # this configuration's error alone, located
             return _ForArch(arch_name, problem_error=_launch_error(e, module, name, arch_name))
         config = dataclasses.replace(config, kernel=captured.kernel, params=params, launch=None,
                                      problem=None, tune=None, launch_kernel=None)
@@ -222,8 +228,12 @@ def _launch_error(error: Exception, module, name: str, arch_name: str) -> dict:
         if Path(tb.tb_frame.f_code.co_filename).resolve() == Path(module.__file__).resolve():
             line = tb.tb_lineno
         tb = tb.tb_next
+    what = f"the launch called sys.exit({error.code!r})" if isinstance(error, SystemExit) else \
+        f"{type(error).__name__}: {error}"
+    if isinstance(error, (SystemExit, ProcessExit, StepTimeout)):  # the stack, where the message cannot say it
+        traceback.print_exception(error, file=sys.stderr)
     return {"file": file, "line": line, "message": f"CONFIGS[{name!r}].launch for {arch_name}: "
-            f"{type(error).__name__}: {error}{raised_at(error, bare)}"}
+            f"{what}{raised_at(error, bare)}"}
 
 
 def _archs_needed(config: Config, archs: Sequence[str], where: str) -> list[str | None]:
@@ -305,6 +315,15 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
     return target
 
 
+def launch_timeout() -> float:
+    """Seconds a configuration's launch may take (``TILEPERF_LAUNCH_TIMEOUT``,
+    300 by default; 0: no limit)."""
+    try:
+        return float(os.environ.get("TILEPERF_LAUNCH_TIMEOUT", 300))
+    except ValueError:
+        return 300.0
+
+
 def export_per_arch(module, names: Sequence[str], archs: Sequence[str],
                     bytecode_version: str) -> dict[tuple[str, str], _ForArch]:
     """Each configuration of ``names`` that depends on the architecture,
@@ -313,22 +332,55 @@ def export_per_arch(module, names: Sequence[str], archs: Sequence[str],
     file and every module its import brought in anew for that architecture
     (``loading.reload_for``): what a library caches at import time or on its
     first launch (a tuning cache keyed on the device name, a device query in
-    a module global) cannot carry from one architecture to another."""
+    a module global) cannot carry from one architecture to another. A
+    process that ends while it exports a configuration (its launch called
+    ``os._exit`` past the guard, a crash, a hang past the time limit) makes
+    that configuration's error, and the configurations after it are exported
+    by a fresh process; one that ends before its first (the import) makes the
+    error of every configuration left for that architecture."""
     from tileperf_dump.per_arch import in_processes
 
-    def work(arch_name: str) -> dict[str, _ForArch]:
-        fresh = reload_for(module, arch(arch_name))
-        out = {}
-        for name in names:
-            config = get_config(fresh, name)
-            if config.depends_on_arch:
-                out[name] = _for_arch(fresh, config, name, arch_name, bytecode_version)
-        return out
+    left = {a: list(names) for a in archs}
+    exports: dict[tuple[str, str], _ForArch] = {}
+    with tempfile.TemporaryDirectory(prefix="tileperf-progress-") as folder:
+        progress = Path(folder)
 
-    def failed(arch_name: str, why: str) -> dict[str, _ForArch]:
-        error = {"file": str(module.__file__), "line": 0,
-                 "message": f"the export for {arch_name} {why}"}
-        return {n: _ForArch(arch_name, problem_error=dict(error)) for n in names}
+        def work(arch_name: str) -> dict[str, _ForArch]:
+            fresh = reload_for(module, arch(arch_name))
+            out = {}
+            for name in left[arch_name]:
+                (progress / arch_name).write_text(name)  # what a process that dies was exporting
+                config = get_config(fresh, name)
+                if config.depends_on_arch:
+                    out[name] = _for_arch(fresh, config, name, arch_name, bytecode_version)
+                    (progress / f"{arch_name}.{len(out)}").write_bytes(pickle.dumps((name, out[name])))
+            return out
 
-    results = in_processes(work, list(archs), failed)
-    return {(name, a): export for a, by_name in results.items() for name, export in by_name.items()}
+        def failed(arch_name: str, why: str) -> dict[str, _ForArch]:
+            marker = progress / arch_name
+            current = marker.read_text() if marker.is_file() else None
+            marker.unlink(missing_ok=True)
+            if current is None:  # before the first configuration: the file's import
+                error = {"file": str(module.__file__), "line": 0, "message": f"the export for {arch_name} {why}"}
+                return {n: _ForArch(arch_name, problem_error=dict(error)) for n in left[arch_name]}
+            done = sorted(progress.glob(f"{arch_name}.*"), key=lambda p: int(p.suffix[1:]))
+            out = dict(pickle.loads(p.read_bytes()) for p in done)  # what it exported before it died
+            for p in done:
+                p.unlink()
+            error = {"file": str(module.__file__), "line": 0,
+                     "message": f"CONFIGS[{current!r}] for {arch_name}: the process exporting it {why}"}
+            out.update({current: _ForArch(arch_name, problem_error=error), _RESUME: left[arch_name].index(current) + 1})
+            return out
+
+        while any(left.values()):
+            results = in_processes(work, [a for a in archs if left[a]], failed)
+            for a, by_name in results.items():
+                for done in progress.glob(f"{a}.*"):
+                    done.unlink()
+                resume = by_name.pop(_RESUME, None)
+                exports.update({(name, a): export for name, export in by_name.items()})
+                left[a] = left[a][resume:] if resume is not None else []
+    return exports
+
+
+_RESUME = "\0resume"  # in a failed architecture's results: where a fresh process goes on

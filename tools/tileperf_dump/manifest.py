@@ -39,6 +39,7 @@ from tileperf_dump import paths
 from tileperf_dump.cmake import cmake_checks, cmake_set, dump_args
 from tileperf_dump.defaults import BYTECODE_VERSION
 from tileperf_dump.files import write_atomic, write_json
+from tileperf_dump.guards import ProcessExit, exits_raised
 from tileperf_dump.loading import load_kernel_module
 from tileperf_dump.placeholders import (PlaceholderError, covered, derives_from_placeholder, describe,
                                         is_placeholder)
@@ -173,19 +174,6 @@ def _arguments(argv: list[str]):
     return parser.parse_args(argv)
 
 
-class ProcessExit(BaseException):
-    """``os._exit`` called while the kernel file is imported: raised in its
-    place, so that the call is an error of the file with its traceback."""
-
-
-def _exit_guard(real_exit, pid: int):
-    def _exit(status):
-        if os.getpid() != pid:  # a child the import forked ends as it asked
-            real_exit(status)
-        raise ProcessExit(f"os._exit({status!r}) ended the process")
-    return _exit
-
-
 def _watchdog(source: Path, seconds: float, real_exit) -> threading.Event:
     """After ``seconds`` without the event set, says where the import is
     (the kernel file's line, and the stack) and ends the process (exit 2)."""
@@ -212,13 +200,11 @@ def _load(args):
     ProcessExit, a fatal signal prints Python's traceback, and the watchdog
     ends an import that does not return."""
     faulthandler.enable()
-    real_exit = os._exit
-    done = _watchdog(args.source, args.timeout, real_exit)
-    os._exit = _exit_guard(real_exit, os.getpid())
+    done = _watchdog(args.source, args.timeout, os._exit)
     try:
-        return load_kernel_module(args.source, args.placeholder, args.bare_package)
+        with exits_raised():
+            return load_kernel_module(args.source, args.placeholder, args.bare_package)
     finally:
-        os._exit = real_exit
         done.set()
 
 

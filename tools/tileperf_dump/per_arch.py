@@ -26,9 +26,10 @@ def _cores() -> int:
 
 
 def _child(work: Callable[[str], T], arch: str, result: Path) -> int:
+    from tileperf_dump import reads
     try:
         value = work(arch)
-        data = pickle.dumps(value)
+        data = pickle.dumps((value, reads.recorded()))
     except BaseException:  # anything: the parent reports it as this architecture's failure
         traceback.print_exc()
         return 1
@@ -39,7 +40,10 @@ def _child(work: Callable[[str], T], arch: str, result: Path) -> int:
 def in_processes(work: Callable[[str], T], archs: list[str],
                  failed: Callable[[str, str], T]) -> dict[str, T]:
     """``work(arch)`` for each of ``archs``, each in a process of its own;
-    where one dies or raises, ``failed(arch, why)`` stands for its result."""
+    where one dies or raises, ``failed(arch, why)`` stands for its result.
+    The files each process read are added to this one's
+    (``tileperf_dump.reads``)."""
+    from tileperf_dump import reads
     results: dict[str, T] = {}
     with tempfile.TemporaryDirectory(prefix="tileperf-arch-") as folder:
         running: dict[int, tuple[str, Path]] = {}
@@ -52,7 +56,8 @@ def in_processes(work: Callable[[str], T], archs: list[str],
             code = os.waitstatus_to_exitcode(status)
             if code == 0 and path.is_file():
                 try:
-                    results[arch] = pickle.loads(path.read_bytes())
+                    results[arch], read = pickle.loads(path.read_bytes())
+                    reads.add(read)  # what the architecture's export read is part of the stamp too
                     return
                 except Exception as e:  # noqa: BLE001 - a result that cannot be read is a failure
                     code = f"an unreadable result ({e})"

@@ -6,10 +6,14 @@ since the last successful export into the same folder.
 
 The stamp records, after a run that passed: the SHA-256 of every Python file
 the run imported from outside the interpreter's own and installed packages
-(the kernel file, the helpers it imports, the dump driver and tileperf_dump),
-the cuda-tile version, the pytest arguments (kernel file, configurations,
-output folder, bytecode version, placeholder modules), PYTHONPATH and the
-interpreter, and the SHA-256 of every file it wrote. When all of these are
+(the kernel file, the helpers it imports, the dump driver and tileperf_dump)
+and of every other file it read, wherever it is (a kernel inventory's
+definitions and workloads, a file a configuration names:
+tileperf_dump.reads), the version of every installed distribution it
+imported (the library's release, cuTile's, torch's), the pytest arguments
+(kernel file, configurations, output folder, bytecode version, placeholder
+modules), PYTHONPATH and the interpreter, and the SHA-256 of every file it
+wrote. When all of these are
 unchanged the export is skipped, in a fraction of the time: this script
 imports neither cuTile nor pytest before it knows it has work to do. Delete
 the stamp (or the output) to force an export.
@@ -40,9 +44,11 @@ knows it has work to do (its paths and file writing import none).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
+import re
 import sys
 import sysconfig
 import time
@@ -51,7 +57,7 @@ from pathlib import Path
 from tileperf_dump import paths
 from tileperf_dump.files import write_json
 
-STAMP_FORMAT = "tileperf-dump-stamp/1"
+STAMP_FORMAT = "tileperf-dump-stamp/2"
 BATCH_FORMAT = "tileperf-dump-batch/2"
 # Seconds an export waits for another run's export of the same folder.
 LOCK_WAIT = 600
@@ -116,6 +122,50 @@ def _snapshot(out_dir: Path) -> dict[Path, int]:
     return {p: p.stat().st_mtime_ns for p in paths.dump_outputs(out_dir)}
 
 
+def _distributions() -> dict[str, str]:
+    """The installed distributions (name: version) whose modules the export
+    imported from the installed packages' folders: a library's release, and
+    cuTile's, torch's and pytest's."""
+    from importlib import metadata
+    roots = [Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")]
+    tops = set()
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and any(Path(file).resolve().is_relative_to(r) for r in roots):
+            tops.add(name.partition(".")[0])
+    owners = metadata.packages_distributions()
+    out = {}
+    for top in tops:
+        for dist in owners.get(top, []):
+            try:
+                out[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                pass
+    return dict(sorted(out.items()))
+
+
+def _normal(dist: str) -> str:
+    return re.sub(r"[-_.]+", "_", dist).lower()
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_versions() -> dict[str, str]:
+    """The installed distributions' versions by normalized name, from their
+    dist-info folders' names (cheap: importlib.metadata is not imported);
+    the first on sys.path wins, as it does for an import."""
+    out: dict[str, str] = {}
+    for folder in sys.path:
+        try:
+            entries = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.endswith(".dist-info"):
+                name, _, version = entry[:-len(".dist-info")].partition("-")
+                out.setdefault(_normal(name), version)
+    return out
+
+
 def _up_to_date(stamp_path: Path, context: dict) -> tuple[bool, str]:
     try:
         stamp = json.loads(stamp_path.read_text())
@@ -125,6 +175,13 @@ def _up_to_date(stamp_path: Path, context: dict) -> tuple[bool, str]:
         return False, f"unreadable stamp ({e})"
     if not isinstance(stamp, dict) or stamp.get("context") != context:
         return False, "arguments, PYTHONPATH, interpreter or cuda-tile version changed"
+    distributions = stamp.get("distributions", {})
+    if not isinstance(distributions, dict):
+        return False, "stamp without distributions"
+    for dist, version in distributions.items():
+        installed = _installed_versions().get(_normal(dist))
+        if installed != version:
+            return False, f"{dist} {version} -> {installed or 'not installed'}"
     for group in ("inputs", "outputs"):
         entries = stamp.get(group)
         if not isinstance(entries, dict) or (group == "outputs" and not entries):
@@ -136,9 +193,16 @@ def _up_to_date(stamp_path: Path, context: dict) -> tuple[bool, str]:
 
 
 def _write_stamp(stamp_path: Path, context: dict, outputs: list[Path]) -> None:
+    """The stamp of an export that passed: besides the context, every project
+    file it imported and every data file it read (a kernel inventory's
+    definitions and workloads, a file a configuration names; tileperf_dump.reads),
+    the installed distributions it imported, and what it wrote."""
+    from tileperf_dump import reads
+    inputs = set(_project_files()) | set(reads.files(exclude=stamp_path.parent.resolve()))
     record = {
         "context": context,
-        "inputs": {str(p): _sha256(p) for p in _project_files()},
+        "inputs": {str(p): _sha256(p) for p in sorted(inputs)},
+        "distributions": _distributions(),
         "outputs": {str(p): _sha256(p) for p in outputs},
     }
     stamp_path.parent.mkdir(parents=True, exist_ok=True)
@@ -213,6 +277,8 @@ def _export(stamp: Path, pytest_args: list[str], why: str | None = None, argv: l
     stamp.unlink(missing_ok=True)  # a failed run must leave no stamp that vouches for it
     before = _snapshot(out_dir)
     import pytest
+    from tileperf_dump import reads
+    reads.watch()
     code = pytest.main(pytest_args)
     if code == 0:
         written = _written_files(out_dir, before)
