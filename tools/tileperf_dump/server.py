@@ -12,7 +12,7 @@ socket's lock (``$TMPDIR/tileperf-export-NAME.log``). Each step (the manifest
 step of configure, ``run_dump.py`` for the dump batch and a kernel's dump
 test) connects to it through a Unix socket in the abstract namespace, named
 after what decides the Python it would start (the interpreter, tileperf_dump's
-folder, PYTHONPATH, cuTile's and torch's environment variables), hands it
+folder, PYTHONPATH, cuTile's environment variables), hands it
 its module, arguments, environment, working directory, ``sys.path`` and
 standard streams, and waits for its exit code. The server forks a worker per
 request with all of that applied, so that steps run side by side (``ctest
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import array
+import functools
 import hashlib
 import importlib
 import json
@@ -47,7 +48,10 @@ from pathlib import Path
 PROTOCOL = "tileperf-export/1"
 IDLE = 300  # seconds
 START_WAIT = 120  # seconds a step waits for a server it started to answer
-ENV_PREFIXES = ("CUDA_TILE", "TORCH", "PYTORCH", "CUDA_VISIBLE")
+# The environment variables a server's imports read (cuTile's), part of its
+# name; not torch's, which a library may set as it is imported
+# (TORCHINDUCTOR_CACHE_DIR) and fake tensors do not read.
+ENV_PREFIXES = ("CUDA_TILE",)
 
 
 def enabled() -> bool:
@@ -56,9 +60,11 @@ def enabled() -> bool:
         not os.environ.get("TILEPERF_IN_EXPORT_SERVER")
 
 
+@functools.lru_cache(maxsize=None)
 def server_name() -> str:
     """The name of the server a step of this Python would use: what decides
-    the modules the server imports once for every step."""
+    the modules the server imports once for every step (computed once per
+    process, before what a kernel file's import sets)."""
     key = {"python": sys.executable, "tileperf_dump": str(Path(__file__).resolve().parent),
            "pythonpath": os.environ.get("PYTHONPATH", ""),
            "env": sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIXES))}
