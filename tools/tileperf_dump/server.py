@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import array
 import functools
+import gc
 import hashlib
 import importlib
 import json
@@ -201,6 +202,10 @@ def _preload() -> None:
     if "torch" in sys.modules:
         from tileperf_dump.fake_gpu import warm
         warm()
+    # What is loaded stays: the garbage collector of each worker (pytest
+    # collects twice as it ends) need not walk torch's objects, and forked
+    # workers leave their pages shared.
+    gc.freeze()
 
 
 def _snapshot() -> dict[str, tuple[int, int]]:
