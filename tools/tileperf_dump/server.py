@@ -121,8 +121,9 @@ def _start(name: str) -> None:
 
 
 def _ask(name: str, request: dict) -> int | None:
-    """The exit code of ``request`` run by the server; None when no server
-    took it (none could be reached or started, or it was going away)."""
+    """The exit code of ``request`` run by the server (minus the signal that
+    killed its worker, if one did); None when no server took it (none could
+    be reached or started, or it was going away)."""
     sock = _connect(name)
     if sock is None:
         _start(name)
@@ -140,6 +141,8 @@ def _ask(name: str, request: dict) -> int | None:
             return None
     if not answer or "exit" not in answer:
         return None  # going away (a file it imported changed), or it died
+    if answer.get("signal"):
+        return -int(answer["signal"])
     return int(answer["exit"])
 
 
@@ -182,8 +185,22 @@ def delegate(module: str, argv: list[str]) -> int | None:
     for _ in range(2):  # a stale server goes away: the second asks a fresh one
         code = _ask(name, request)
         if code is not None:
+            if code < 0:  # the worker was killed by a signal: so is this step,
+                _end_by_signal(-code)  # as it would have been running here
             return code
     return None
+
+
+def _end_by_signal(number: int) -> None:
+    """Ends this process by signal ``number`` (its default action), so that
+    whoever waits for it sees what it would have seen had the step run here."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if number not in (signal.SIGKILL, signal.SIGSTOP):  # those have no handler to reset
+        signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
+    time.sleep(1)  # a signal whose default is to stop or to be ignored
+    os._exit(128 + number)
 
 
 # --- the server's side -----------------------------------------------------
@@ -297,7 +314,7 @@ def _handle(conn: socket.socket, request: dict, fds: list[int]) -> None:
             _, status = os.waitpid(pid, 0)
             code = os.waitstatus_to_exitcode(status)
             try:
-                _send(conn, {"exit": code if code >= 0 else 128 - code})
+                _send(conn, {"exit": code if code >= 0 else 128 - code, "signal": max(0, -code)})
             except OSError:
                 pass
             return

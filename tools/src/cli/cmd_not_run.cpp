@@ -41,8 +41,9 @@ int run_not_run(const Args& args) {
   }
   app.add_option("--reason", r.message, "why the test cannot run")->required();
   app.add_flag("--require-run", require, "every test must run: not running fails (also when the run's record says so)");
-  app.add_flag("--bad-input", bad_input, "the test cannot run because its input is bad (a kernel file that could not "
-                                         "be listed): it fails as bad input");
+  app.add_flag("--bad-input", bad_input,
+               "the test cannot run because its input is bad (a kernel file that could not "
+               "be listed): it fails as bad input");
   app.add_option("--run-file", run_file, "the record of `tileperf run-start`: the result is stamped with its run id");
   if (parse_args(app, args)) return kExitOk;
   auto record = run_file.empty() ? std::nullopt : read_run_record(run_file);
