@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -337,7 +338,9 @@ std::vector<std::string> differing_metrics(const ConfigurationVariance& c, std::
       row[k] = v;
     }
   }
-  std::vector<std::pair<double, std::string>> rows;
+  // The counts a reader gates first (loops, cost, resources), then the
+  // per-opcode detail, each by its relative spread.
+  std::vector<std::tuple<bool, double, std::string>> rows;
   for (auto& [name, row] : values) {
     row.resize(c.variants.size(), 0);
     auto [lo, hi] = std::minmax_element(row.begin(), row.end());
@@ -347,11 +350,14 @@ std::vector<std::string> differing_metrics(const ConfigurationVariance& c, std::
     double pct = base == 0 ? INFINITY : 100.0 * static_cast<double>(far - row.front()) / std::abs(base);
     std::string shown = fmt::format("{} {}", name, fmt::join(row, " / "));
     shown += std::isinf(pct) ? " (new)" : fmt::format(" ({:+.1f}%)", pct);
-    rows.emplace_back(std::isinf(pct) ? 1e300 : std::abs(pct), shown);
+    bool detail = name.find(".opcode.") != std::string::npos || name.rfind("tileir.", 0) == 0;
+    rows.emplace_back(detail, std::isinf(pct) ? 1e300 : std::abs(pct), shown);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::get<0>(a) != std::get<0>(b) ? !std::get<0>(a) : std::get<1>(a) > std::get<1>(b);
+  });
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < rows.size() && i < at_most; ++i) out.push_back(rows[i].second);
+  for (std::size_t i = 0; i < rows.size() && i < at_most; ++i) out.push_back(std::get<2>(rows[i]));
   return out;
 }
 
