@@ -99,3 +99,58 @@ BOOST_AUTO_TEST_CASE(line_texts_read_trimmed_lines_from_the_sources) {
   BOOST_TEST(source_text("k.py", paths) == "");
   BOOST_TEST(source_text("other.py:1", paths) == "");
 }
+
+namespace {
+
+// A library's module and a configuration file of the same name: a package
+// lib/pkg/sub/fp8.py (each folder with an __init__.py) and example/fp8.py.
+struct TwoFilesOfOneName {
+  testing::TempFolder folder{"source-key"};
+  fs::path root = folder.root;
+  fs::path library = root / "lib" / "pkg" / "sub" / "fp8.py", example = root / "example" / "fp8.py";
+  TwoFilesOfOneName() {
+    fs::create_directories(library.parent_path());
+    fs::create_directories(example.parent_path());
+    for (const fs::path& init : {root / "lib" / "pkg" / "__init__.py", root / "lib" / "pkg" / "sub" / "__init__.py"}) {
+      std::ofstream(init) << "";
+    }
+    std::ofstream(library) << "def quantize(x):\n    return ct.exp2(x)\n";
+    std::ofstream(example) << "CONFIGS = {}\n";
+  }
+};
+
+SassFunction function_of(std::size_t instructions) {
+  SassFunction f;
+  f.name = "k";
+  for (std::size_t i = 0; i < instructions; ++i) f.instructions.push_back({.address = 16 * i});
+  f.padding_begin = instructions;
+  return f;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_module_of_a_package_is_keyed_by_its_module_path) {
+  TwoFilesOfOneName t;
+  BOOST_TEST(source_key(t.library.string()) == "pkg/sub/fp8.py");
+  BOOST_TEST(source_key(t.example.string()) == "fp8.py");
+  BOOST_TEST(source_key("/nowhere/at/all/gelu.py") == "gelu.py");
+}
+
+BOOST_AUTO_TEST_CASE(files_of_one_name_are_counted_apart_and_read_where_they_lie) {
+  TwoFilesOfOneName t;
+  // The line table names the folders tileiras was shown; `here` gives where
+  // they lie in this clone.
+  LineTable table;
+  table.files = {"/tileperf/source-0/fp8.py", "/tileperf/source-1/fp8.py"};
+  table.rows["k"] = {{0, 0, 1, -1}, {16, 1, 2, -1}, {48, -1, 0, -1}};
+  SassListing sass{"sm_100a", {function_of(3)}};
+  auto here = [&](const std::string& path) {
+    return path.starts_with("/tileperf/source-0/") ? t.example.string() : t.library.string();
+  };
+  LineCounts counts = count_source_lines(sass, table, here);
+  BOOST_TEST(counts.counts == (Counts{{"fp8.py:1", 1}, {"pkg/sub/fp8.py:2", 2}}));
+  BOOST_TEST(counts.paths.at("pkg/sub/fp8.py") == t.library.string());
+  Texts texts = line_texts(counts.counts, counts.paths);
+  BOOST_TEST(texts.at("pkg/sub/fp8.py:2") == "return ct.exp2(x)");
+  BOOST_TEST(texts.at("fp8.py:1") == "CONFIGS = {}");
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -138,16 +139,36 @@ std::map<std::string, std::string> line_texts(const std::map<std::string, std::i
   return out;
 }
 
-LineCounts count_source_lines(const SassListing& sass, const LineTable& lines) {
+std::string source_key(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path file(path);
+  std::string key = file.filename().string();
+  std::error_code ec;
+  fs::path folder = file.parent_path();
+  for (int depth = 0; depth < 64 && folder.has_relative_path() && fs::is_regular_file(folder / "__init__.py", ec);
+       ++depth) {
+    key = folder.filename().string() + "/" + key;
+    folder = folder.parent_path();
+  }
+  return key;
+}
+
+LineCounts count_source_lines(const SassListing& sass, const LineTable& lines,
+                              const std::function<std::string(const std::string&)>& here) {
   LineCounts out;
   if (lines.empty()) return out;
+  std::map<std::string, std::string> keys;  // the table's path -> its key, each path resolved once
   for (const auto& f : sass.functions) {
     for (std::size_t i = 0; i < f.padding_begin && i < f.instructions.size(); ++i) {
       auto at = lines.find(f.name, f.instructions[i].address);
       if (!at) continue;
-      std::string name = file_name(at->file);
-      ++out.counts[fmt::format("{}:{}", name, at->line)];
-      out.paths.emplace(name, at->file);
+      auto [it, fresh] = keys.try_emplace(at->file);
+      if (fresh) {
+        std::string path = here ? here(at->file) : at->file;
+        it->second = source_key(path);
+        out.paths.emplace(it->second, path);
+      }
+      ++out.counts[fmt::format("{}:{}", it->second, at->line)];
     }
   }
   return out;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,14 +14,23 @@
 
 namespace tileperf {
 
-// "gelu.py:21" -> instructions, padding excluded. Keyed by file name without
-// its folder, so that clones in other folders count the same lines.
-// Instructions the table gives no line are not counted.
+// "gelu.py:21" -> instructions, padding excluded. Each file is keyed by the
+// path of its module (source_key), so that clones in other folders count
+// the same lines and two files of one name stay apart. `here` gives where a
+// path the line table names lies on this machine (the table's own paths
+// when empty). Instructions the table gives no line are not counted.
 struct LineCounts {
   std::map<std::string, std::int64_t> counts;
-  std::map<std::string, std::string> paths;  // "gelu.py" -> the path the table names
+  std::map<std::string, std::string> paths;  // "gelu.py" -> where the file lies
 };
-LineCounts count_source_lines(const SassListing& sass, const LineTable& lines);
+LineCounts count_source_lines(const SassListing& sass, const LineTable& lines,
+                              const std::function<std::string(const std::string&)>& here = {});
+
+// The name a source file's lines are counted under: its path from the
+// folder that holds its top-level package, when it is a module of a package
+// (each folder on the way holds an __init__.py): "flashinfer/gemm/fp8.py";
+// else its file name: "gelu.py".
+std::string source_key(const std::string& path);
 
 struct LineMove {
   std::string line;  // "gelu.py:21"

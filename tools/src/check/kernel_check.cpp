@@ -218,6 +218,10 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   result.seconds["dump"] = dump.value("seconds", 0.0);
   auto t = Clock::now();
   ToolOutputs outputs = tool_outputs(o, m, setup, dump, cubin, remarks, result);
+  // The cubin's line tables name the fixed folders tileiras was shown
+  // (compile_bytecode): the lines counted and shown are this clone's.
+  BytecodePaths compiled = bytecode_paths(read_file(o.bytecode));
+  outputs.source_roots = compiled.roots;
   auto problem = problem_from_record(dump, o.dump_info);
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr, true);
   result.launch = describe_launch(measured.launch);
@@ -228,17 +232,8 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   seen.loops = std::move(measured.loops);
   m.lines = std::move(measured.lines.counts);
   seen.line_paths = std::move(measured.lines.paths);
-  // The cubin's line tables name the fixed folders tileiras was shown
-  // (compile_bytecode): the lines shown are this clone's.
-  BytecodePaths compiled = bytecode_paths(read_file(o.bytecode));
-  const std::vector<std::string>& roots = compiled.roots;
   m.bytecode = compiled.identity;
   m.cubin = sha256_hex(read_file(cubin));
-  for (auto& [name, path] : seen.line_paths) {
-    path = moved_roots(path, fixed_roots(roots.size()), roots);
-    fs::path here = fs::path(source_dir(dump)) / name;
-    if (!source_dir(dump).empty() && fs::exists(here)) path = here.string();
-  }
   m.line_text = line_texts(m.lines, seen.line_paths);
   write_file_atomic(prefixed_file(o.prefix(), FileKind::kMetrics), to_json_text(m), Durability::kRenamed);
   result.seconds["extract"] = since(t);

@@ -82,6 +82,9 @@ int run_variance(const Args& args) {
   ToolchainRecord tools = read_toolchain_record(toolchain_file);
   require_unchanged(tools, toolchain_file);
   Toolchain tc = tools.toolchain(timeout, toolchain_file);
+  // A record written by a tileperf that did not probe the compiler's
+  // process: probed here, as the runs are made here.
+  if (tools.compile_process.empty()) tools.compile_process = probe_compile_process();
   if (tools.compile_process != "fixed" && o.fixed) {
     fmt::print(
         "variance: note: this platform does not let tileiras's randomisation be turned off ({}): "

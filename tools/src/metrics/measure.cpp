@@ -20,6 +20,7 @@
 #include "support/error.h"
 #include "support/json_input.h"
 #include "support/text.h"
+#include "toolchain/cache_paths.h"
 
 namespace tileperf {
 
@@ -129,7 +130,10 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
     out.values.merge(tileir_metrics(*tileir));
   }
   LineTable lines = read_line_table(cubin_data, elf, cubin);
-  out.lines = count_source_lines(sass, lines);
+  std::vector<std::string> compiled_roots = fixed_roots(outputs.source_roots.size());
+  out.lines = count_source_lines(sass, lines, [&](const std::string& path) {
+    return outputs.source_roots.empty() ? path : moved_roots(path, compiled_roots, outputs.source_roots);
+  });
   KernelAttributes attributes = kernel_of(sass, cubin_data, elf, cubin);
   std::int64_t hint = tensor_macs_hint(out.values);
   int warps = kernel_warps(attributes);

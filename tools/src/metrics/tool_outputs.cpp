@@ -9,6 +9,7 @@
 #include "support/error.h"
 #include "support/text.h"
 #include "support/work_paths.h"
+#include "toolchain/cache_paths.h"
 
 namespace tileperf {
 
@@ -57,6 +58,7 @@ ToolOutputs run_tool_outputs(const Toolchain& tc, const std::string& cubin, cons
   o.tileir_text = run_tileirdisasm(tc, bytecode);
   o.remarks_text = read_file(remarks);
   o.remarks_name = remarks;
+  o.source_roots = bytecode_paths(read_file(bytecode)).roots;
   bool keep = !keep_prefix.empty();
   o.sass_name = keep ? prefixed_file(keep_prefix, FileKind::kSass) : "cuobjdump --dump-sass " + cubin;
   o.res_usage_name = keep ? prefixed_file(keep_prefix, FileKind::kResUsage) : "cuobjdump -res-usage " + cubin;

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "toolchain/toolchain.h"
 
@@ -15,6 +16,10 @@ struct ToolOutputs {
   std::string res_usage_text, res_usage_name;  // cuobjdump -res-usage
   std::string remarks_text, remarks_name;      // tileiras YAML remarks (optional)
   std::string tileir_text, tileir_name;        // tileirdisasm output (optional)
+  // The folders the bytecode names, in order: the cubin's line table names
+  // them as /tileperf/source-0, ... (compile_bytecode); its lines are keyed
+  // and read from these. Empty: the table's paths are taken as they are.
+  std::vector<std::string> source_roots;
   // Run just now (not captured earlier): output tileperf cannot read is then
   // the tool's failure (a ToolError naming it), not the input's.
   bool from_tools = false;
