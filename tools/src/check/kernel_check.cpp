@@ -363,8 +363,8 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     if (auto changes = library_changes(old, current); !changes.empty()) {
       result.message += fmt::format("; library: {}", fmt::join(changes, ", "));
     }
-    if (!old.model.empty() && old.model != current.model) {
-      result.message += fmt::format("; model: {} -> {}", old.model, current.model);
+    if (old.model != current.model) {
+      result.message += fmt::format("; model: {} -> {}", old.model.empty() ? "none" : old.model, current.model);
     }
     if (!old.variants.empty()) {
       result.message +=
