@@ -113,8 +113,8 @@ int run_summary(const Args& args) {
     fmt::print("{}", bump_text(g, accept_command(dirs, tests.size() == shown.size() ? "" : tests_filter(tests))));
   }
   if (auto same = unmoved_signatures(shown); !same.empty()) {
-    fmt::print("{}", unmoved_signatures_text(same, accept_command(dirs, same.size() == shown.size() ? ""
-                                                                                                    : tests_filter(same))));
+    fmt::print("{}", unmoved_signatures_text(
+                         same, accept_command(dirs, same.size() == shown.size() ? "" : tests_filter(same))));
   }
   if (auto runs = view.runs_text(); !runs.empty()) fmt::print("{}\n", runs);
   return kExitOk;

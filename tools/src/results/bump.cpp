@@ -32,7 +32,9 @@ BumpMove bump_move(const TestResult& r) {
   return counts ? BumpMove::kCounts : model ? BumpMove::kEstimate : BumpMove::kNothing;
 }
 
-std::size_t BumpGroup::moved(BumpMove m) const { return static_cast<std::size_t>(std::count(moves.begin(), moves.end(), m)); }
+std::size_t BumpGroup::moved(BumpMove m) const {
+  return static_cast<std::size_t>(std::count(moves.begin(), moves.end(), m));
+}
 
 std::size_t BumpGroup::moved(BumpMove m, State s) const {
   std::size_t n = 0;

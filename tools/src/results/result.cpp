@@ -157,9 +157,9 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
       if (l.contains(k)) json_count(l.at(k), filename, where + k);
     }
   });
-  if (j.contains("library") && (!j.at("library").is_object() ||
-                                !std::all_of(j.at("library").begin(), j.at("library").end(),
-                                             [](const auto& v) { return v.is_string(); }))) {
+  if (j.contains("library") &&
+      (!j.at("library").is_object() ||
+       !std::all_of(j.at("library").begin(), j.at("library").end(), [](const auto& v) { return v.is_string(); }))) {
     malformed(filename, "library", "must be an object of strings");
   }
   if (j.contains("model_change") && !j.at("model_change").is_string()) {
