@@ -92,8 +92,8 @@ step("an estimate against its counts" 3
 
 case(signature "signature/parameters[9].kind" "\"ScalarConstraint\"")
 step("a signature change that moves nothing" 7
-  "perf.gelu.f16_1024.sm_120: signature changed [^\n]*\n(  launch: [^\n]*\n)?  the signature changed \\(parameters\\[9\\]\\.kind: ScalarConstraint -> \\(none\\)\\) and no gated metric moved: the same code; accept with: UPDATE\n"
+  "perf.gelu.f16_1024.sm_120: signature changed [^\n]*\n(  launch: [^\n]*\n)?  the signature changed \\(parameters\\[9\\]\\.kind: ScalarConstraint -> \\(none\\)\\) and no gated metric or opcode moved: the same code; accept with: UPDATE\n"
   ${case_check})
 step("the summary's one command" 0
-  "signature changed and no gated metric moved \\(the same code\\) in 1 test\\(s\\): perf.gelu.f16_1024.sm_120\n  accept them all with: cmake --build signature/build --target update_baselines\n"
+  "signature changed and no gated metric or opcode moved \\(the same code\\) in 1 test\\(s\\): perf.gelu.f16_1024.sm_120\n  accept them all with: cmake --build signature/build --target update_baselines\n"
   "${CMAKE_COMMAND}" -E chdir "${WORK}" "${TILEPERF}" summary "${WORK}/signature/work")

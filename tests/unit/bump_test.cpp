@@ -55,14 +55,14 @@ BOOST_AUTO_TEST_CASE(a_library_bump_is_shown_once_by_what_moved) {
              "flashinfer-python 0.7.2.post1 -> 0.7.4: 6 test(s)\n"
              "  code changed (the counts moved): 1: 1 regressed\n"
              "  the estimate alone moved (cost.*, loop.*, launch.*): 1: 1 improved\n"
-             "  signature changed: 2: 2 signature changed, 2 with no gated metric moved\n"
+             "  signature changed: 2: 2 signature changed, 2 with no gated metric or opcode moved\n"
              "  new (no baseline): 1: 1 new\n"
              "  nothing moved: 1: 1 pass\n"
              "  accept the whole bump with: ACCEPT\n");
 
   auto same = unmoved_signatures(shown);
   BOOST_TEST(unmoved_signatures_text(same, "ACCEPT") ==
-             "signature changed and no gated metric moved (the same code) in 2 test(s): "
+             "signature changed and no gated metric or opcode moved (the same code) in 2 test(s): "
              "perf.moe_fp8.gemm1.sm_100, perf.moe_fp8.gemm2.sm_100\n"
              "  accept them all with: ACCEPT\n");
   BOOST_TEST(unmoved_signatures_text({}, "ACCEPT") == "");

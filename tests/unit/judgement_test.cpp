@@ -389,13 +389,16 @@ BOOST_AUTO_TEST_CASE(a_signature_change_that_moves_nothing_says_so_in_one_line) 
   Metrics added = base;
   added.signature["parameters[2].kind"] = "ConstantConstraint";
   added.signature["parameters[2].value"] = "0";
-  added.values["sass.opcode.MOV"] = 3;  // informational: moves nothing gated
+  added.values["tileir.ops"] = 3;  // informational: moves nothing gated
   Judgement j = judge(base, added, policy);
   BOOST_TEST(state_name(j.state) == "signature changed");
   BOOST_TEST(j.unmoved);
   BOOST_TEST(judgement_message(j, "UPDATE") ==
              "the signature changed (parameters[2].kind: (none) -> ConstantConstraint; parameters[2].value: (none) "
-             "-> 0) and no gated metric moved: the same code; accept with: UPDATE");
+             "-> 0) and no gated metric or opcode moved: the same code; accept with: UPDATE");
+  Metrics opcodes = added;  // another instruction for one: another dtype, say
+  opcodes.values["sass.opcode.HFMA2.BF16"] = 8;
+  BOOST_TEST(!judge(base, opcodes, policy).unmoved);
   added.values["sass.instructions"] = 1001;  // within its limit, but moved
   BOOST_TEST(!judge(base, added, policy).unmoved);
 }

@@ -222,7 +222,10 @@ Judgement judge_one(const Metrics& baseline, const Metrics& current, const Polic
     j.compared = j.comparison.state;
   } else if (j.change != SignatureChange::kNone) {
     j.compared = State::kSignatureChanged;
-    j.unmoved = j.comparison.changed_gated() == 0 && j.comparison.broken.empty();
+    j.unmoved = j.comparison.changed_gated() == 0 && j.comparison.broken.empty() &&
+                std::none_of(j.comparison.diffs.begin(), j.comparison.diffs.end(), [](const MetricDiff& d) {
+                  return d.change != Change::kUnchanged && d.name.rfind("sass.opcode.", 0) == 0;
+                });
   }
   if (j.compared == State::kImproved && options.strict) j.compared = State::kStale;
   if (!j.model.empty() && j.change == SignatureChange::kNone && !options.exact && j.compared != State::kPass &&
@@ -340,7 +343,7 @@ std::string judgement_message(const Judgement& j, const std::string& command) {
     }
     case State::kSignatureChanged:
       if (j.unmoved) {
-        return with(fmt::format("the signature changed ({}) and no gated metric moved: the same code",
+        return with(fmt::format("the signature changed ({}) and no gated metric or opcode moved: the same code",
                                 fmt::join(j.signature, "; ")),
                     "accept with");
       }

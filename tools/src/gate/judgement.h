@@ -68,8 +68,10 @@ struct Judgement {
   // same or when the baseline does not record it).
   std::vector<std::string> library;
   std::string model;
-  // Signature changed and no gated metric moved: the same code under
-  // another signature (a parameter added that compiles to nothing).
+  // Signature changed and no gated metric moved, nor the count of any
+  // opcode: the same code under another signature (a parameter added that
+  // compiles to nothing). A dtype swapped with the same counts changes
+  // opcodes (HFMA2.BF16 -> HFMA2): not this.
   bool unmoved = false;
   // A baseline that records several variants of its compilation (a
   // configuration whose compilation varies): how many, the one the current

@@ -30,7 +30,7 @@ std::string bump_text(const BumpGroup& g, const std::string& accept) {
     std::size_t n = g.moved(row.move);
     if (n == 0) continue;
     std::string more = row.move == BumpMove::kSignature && g.signature_unmoved
-                           ? fmt::format(", {} with no gated metric moved", g.signature_unmoved)
+                           ? fmt::format(", {} with no gated metric or opcode moved", g.signature_unmoved)
                            : "";
     out += fmt::format("  {}: {}: {}{}\n", row.what, n, states_text(g, row.move), more);
   }
@@ -43,7 +43,7 @@ std::string unmoved_signatures_text(const std::vector<const TestResult*>& tests,
   std::vector<std::string> names;
   for (const TestResult* r : tests) names.push_back(r->id.name());
   return fmt::format(
-      "signature changed and no gated metric moved (the same code) in {} test(s): {}\n"
+      "signature changed and no gated metric or opcode moved (the same code) in {} test(s): {}\n"
       "  accept them all with: {}\n",
       tests.size(), fmt::join(names, ", "), accept);
 }
