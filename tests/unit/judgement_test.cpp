@@ -443,4 +443,7 @@ BOOST_AUTO_TEST_CASE(a_library_release_is_provenance_not_a_toolchain) {
   BOOST_TEST(j.toolchain.empty());
   BOOST_REQUIRE_EQUAL(j.library.size(), 1u);
   BOOST_TEST(j.library[0] == "flashinfer-python 0.7.2.post1 -> 0.7.4");
+  // A baseline written before the library was recorded is no bump.
+  base.library.clear();
+  BOOST_TEST(judge(base, now, policy).library.empty());
 }

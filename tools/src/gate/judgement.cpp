@@ -206,7 +206,8 @@ Judgement judge_one(const Metrics& baseline, const Metrics& current, const Polic
   j.signature = signature_changes(baseline, current);
   j.change = classify_signature(baseline, current);
   j.toolchain = toolchain_changes(baseline, current);
-  j.library = library_changes(baseline, current);
+  // A baseline without a library stamp (an older release's) cannot tell.
+  if (!baseline.library.empty()) j.library = library_changes(baseline, current);
   if (!baseline.model.empty() && !current.model.empty() && baseline.model != current.model) {
     j.model = baseline.model + " -> " + current.model;
   }

@@ -64,8 +64,10 @@ struct Judgement {
   std::string disagreement;
   // What differs in provenance besides the toolchain: the library the
   // kernel's code belongs to ("flashinfer-python 0.7.2.post1 -> 0.7.4";
-  // library_changes), and the model's version ("1 -> 2"; empty when the
-  // same or when the baseline does not record it).
+  // library_changes; empty when the baseline records none: a project's
+  // own kernel, or a baseline written before the library was recorded),
+  // and the model's version ("1 -> 2"; empty when the same or when the
+  // baseline does not record it).
   std::vector<std::string> library;
   std::string model;
   // Signature changed and no gated metric moved, nor the count of any
