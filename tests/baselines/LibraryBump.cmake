@@ -65,7 +65,9 @@ endfunction()
 
 case(library library/gelulib "\"1.0\"" metrics/sass.instructions "${more}")
 step("a check of the new release" 0 "perf.gelu.f16_1024.sm_120: improved" ${case_check})
-set(bump "gelulib 1\\.0 -> 2\\.0: 1 test\\(s\\)\n  code changed \\(the counts moved\\): 1: 1 improved\n  accept the whole bump with: ")
+# The filter of exactly the test: TILEPERF_FILTER='^perf\.(gelu\.f16_1024\.sm_120)$'.
+set(filter "TILEPERF_FILTER='\\^perf\\\\\\.\\(gelu\\\\\\.f16_1024\\\\\\.sm_120\\)\\$' ")
+set(bump "gelulib 1\\.0 -> 2\\.0: 1 test\\(s\\)\n  code changed \\(the counts moved\\): 1: 1 improved\n  accept the whole bump with: ${filter}")
 step("the bump from the project's folder" 0 "${bump}cmake --build library/build --target update_baselines\n"
   "${CMAKE_COMMAND}" -E chdir "${WORK}" "${TILEPERF}" summary "${WORK}/library/work")
 step("the bump from above the project" 0 "${bump}cmake --build [^\n/]+/library/build --target update_baselines\n"
@@ -81,7 +83,7 @@ step("an estimate the model alone moved" 12
   "perf.gelu.f16_1024.sm_120: model changed [^\n]*\n(  launch: [^\n]*\n)?  only the model's metrics moved, under another version of tileperf's model \\(0 -> ${model}\\): cost.time_ns -90\\.0%; every count is the baseline's; accept the model's estimates with: UPDATE\n"
   ${case_check})
 step("the model's bump" 0
-  "tileperf's model 0 -> ${model}: 1 test\\(s\\)\n  the estimate alone moved \\(cost.\\*, loop.\\*, launch.\\*\\): 1: 1 model changed\n  accept the whole bump with: cmake --build model/build --target update_baselines\n"
+  "tileperf's model 0 -> ${model}: 1 test\\(s\\)\n  the estimate alone moved \\(cost.\\*, loop.\\*, launch.\\*\\): 1: 1 model changed\n  accept the whole bump with: ${filter}cmake --build model/build --target update_baselines\n"
   "${CMAKE_COMMAND}" -E chdir "${WORK}" "${TILEPERF}" summary "${WORK}/model/work")
 
 math(EXPR half "${time} * 2 / 3")
@@ -95,5 +97,5 @@ step("a signature change that moves nothing" 7
   "perf.gelu.f16_1024.sm_120: signature changed [^\n]*\n(  launch: [^\n]*\n)?  the signature changed \\(parameters\\[9\\]\\.kind: ScalarConstraint -> \\(none\\)\\) and no gated metric or opcode moved: the same code; accept with: UPDATE\n"
   ${case_check})
 step("the summary's one command" 0
-  "signature changed and no gated metric or opcode moved \\(the same code\\) in 1 test\\(s\\): perf.gelu.f16_1024.sm_120\n  accept them all with: cmake --build signature/build --target update_baselines\n"
+  "signature changed and no gated metric or opcode moved \\(the same code\\) in 1 test\\(s\\): perf.gelu.f16_1024.sm_120\n  accept them all with: ${filter}cmake --build signature/build --target update_baselines\n"
   "${CMAKE_COMMAND}" -E chdir "${WORK}" "${TILEPERF}" summary "${WORK}/signature/work")

@@ -81,11 +81,17 @@ BOOST_AUTO_TEST_CASE(a_model_bump_is_a_group_of_its_own) {
 
 BOOST_AUTO_TEST_CASE(the_filter_selects_exactly_the_tests) {
   TestResult a = result("gemm1", State::kPass), b = result("gemm12", State::kPass);
-  std::string filter = tests_filter({&b, &a});
-  BOOST_TEST(filter == "^perf\\.(moe_fp8\\.gemm12\\.sm_100|moe_fp8\\.gemm1\\.sm_100)$");
+  TestResult c = result("gemm1", State::kPass);
+  c.id.kernel = "moe";
+  std::string filter = tests_filter({&b, &a, &c});
+  BOOST_TEST(filter == "^perf\\.(moe\\.gemm1\\.sm_100|moe_fp8\\.(gemm12\\.sm_100|gemm1\\.sm_100))$");
+  BOOST_TEST(tests_filter({&a}) == "^perf\\.(moe_fp8\\.gemm1\\.sm_100)$");
   std::regex re(filter, std::regex::extended);
   BOOST_TEST(std::regex_search("perf.moe_fp8.gemm1.sm_100", re));
   BOOST_TEST(!std::regex_search("perf.moe_fp8.gemm1.sm_1000", re));
   BOOST_TEST(!std::regex_search("perf.moe_fp8xgemm1.sm_100", re));
   BOOST_TEST(!std::regex_search("perf.moe_fp8.gemm123.sm_100", re));
+  BOOST_TEST(std::regex_search("perf.moe_fp8.gemm12.sm_100", re));
+  BOOST_TEST(std::regex_search("perf.moe.gemm1.sm_100", re));
+  BOOST_TEST(!std::regex_search("perf.moe.gemm12.sm_100", re));
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -87,16 +88,15 @@ std::vector<const TestResult*> unmoved_signatures(const std::vector<const TestRe
 }
 
 std::string tests_filter(const std::vector<const TestResult*>& tests) {
-  std::vector<std::string> names;
-  for (const TestResult* r : tests) {
-    std::string name = r->id.name().substr(5);  // after "perf."
-    std::string escaped;
-    for (char c : name) escaped += c == '.' ? std::string("\\.") : std::string(1, c);
-    names.push_back(escaped);
+  // Names are [A-Za-z0-9_] parts joined by dots: only the dots need escaping.
+  std::map<std::string, std::set<std::string>> by_kernel;  // kernel -> "config\\.arch"
+  for (const TestResult* r : tests) by_kernel[r->id.kernel].insert(r->id.config + "\\." + r->id.arch);
+  std::vector<std::string> kernels;
+  for (const auto& [kernel, rest] : by_kernel) {
+    kernels.push_back(rest.size() == 1 ? fmt::format("{}\\.{}", kernel, *rest.begin())
+                                       : fmt::format("{}\\.({})", kernel, fmt::join(rest, "|")));
   }
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return fmt::format("^perf\\.({})$", fmt::join(names, "|"));
+  return fmt::format("^perf\\.({})$", fmt::join(kernels, "|"));
 }
 
 }  // namespace tileperf

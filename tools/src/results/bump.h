@@ -42,8 +42,8 @@ std::vector<BumpGroup> make_bumps(const std::vector<const TestResult*>& results)
 // The tests whose signature changed and moved no gated metric.
 std::vector<const TestResult*> unmoved_signatures(const std::vector<const TestResult*>& results);
 
-// A TILEPERF_FILTER regex that selects exactly these tests
-// ("^perf\.(gemm\.a\.sm_90|gemm\.b\.sm_90)$").
+// A TILEPERF_FILTER regex that selects exactly these tests, grouped by
+// kernel ("^perf\.(gemm\.(a\.sm_90|b\.sm_90)|moe\.c\.sm_100)$").
 std::string tests_filter(const std::vector<const TestResult*>& tests);
 
 }  // namespace tileperf
