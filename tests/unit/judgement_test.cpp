@@ -43,6 +43,7 @@ Metrics base_metrics() {
   m.toolchain = {{"tileiras", "13.5.37"}};
   m.flags = {"-O3"};
   m.generator = "tileperf test";
+  m.model = "1";
   return m;
 }
 
@@ -77,6 +78,16 @@ std::vector<Case> cases() {
                    m.signature["parameters[1].dtype"] = "float32";
                    m.values["sass.instructions"] = 500;
                  }),
+                 State::kSignatureChanged, State::kSignatureChanged});
+  // Only the estimate moved, under another version of the model.
+  out.push_back({"another model", with([](Metrics& m) {
+                   m.model = "2";
+                   m.values["cost.time_ns"] = 14000;
+                 }),
+                 State::kModelChanged, State::kModelChanged});
+  // Another signature, and no gated metric moved: the same code.
+  out.push_back({"another signature, same code",
+                 with([](Metrics& m) { m.signature["parameters[2].kind"] = "ConstantConstraint"; }),
                  State::kSignatureChanged, State::kSignatureChanged});
   // Another toolchain first; what it compares to is kept for the preview and
   // bisect.
@@ -298,4 +309,141 @@ BOOST_AUTO_TEST_CASE(a_baseline_keeps_what_was_compiled_only_where_it_varies) {
   BOOST_TEST(back.variants.size() == 1);
   BOOST_TEST(back.variants[0].cubin == "c2");
   BOOST_TEST(back.cubin == "c1");
+}
+
+namespace {
+
+// A kernel whose estimate rose 41.5% while its counts fell.
+Metrics counts_fell(Metrics m) {
+  m.values["sass.instructions"] = 800;
+  m.values["sass.mufu"] = 5;
+  m.values["loop.main.ii"] = 80;
+  m.values["cost.time_ns"] = 14150;
+  return m;
+}
+
+Metrics with_counts(Metrics m) {
+  m.values["sass.mufu"] = 10;
+  m.values["loop.main.ii"] = 100;
+  m.values["loop.main.trips"] = 4;
+  return m;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(an_estimate_every_count_contradicts_says_so_and_names_the_inputs_that_moved) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Metrics base = with_counts(base_metrics());
+  Metrics trips = counts_fell(base);
+  trips.values["loop.main.trips"] = 64;
+  Judgement j = judge(base, trips, policy);
+  BOOST_TEST(state_name(j.state) == "regressed");
+  BOOST_TEST(judgement_message(j, "UPDATE") ==
+             "the estimate and the counts disagree: cost.time_ns +41.5% while sass.instructions -20.0%, "
+             "sass.mufu -50.0%, loop.main.ii -20.0%; the model's inputs that moved: trips (loop.main.trips 4 -> 64): "
+             "1 metric(s) over the limit; if intended, accept with: UPDATE");
+
+  Metrics occupancy = counts_fell(base);
+  occupancy.values["launch.blocks_per_sm"] = 1;
+  base.values["launch.blocks_per_sm"] = 2;
+  j = judge(base, occupancy, policy);
+  BOOST_TEST(j.disagreement.find("the model's inputs that moved: occupancy (launch.blocks_per_sm 2 -> 1)") !=
+                 std::string::npos,
+             j.disagreement);
+
+  // Nothing the baseline records moved: the loops or their warps did.
+  base.values.erase("launch.blocks_per_sm");
+  j = judge(base, counts_fell(base), policy);
+  BOOST_TEST(j.disagreement.find("none of the model's inputs the baseline records moved") != std::string::npos,
+             j.disagreement);
+
+  // An estimate that fell while the counts rose, the trade-off's mirror.
+  Metrics faster = base;
+  faster.values["sass.instructions"] = 1005;
+  faster.values["cost.time_ns"] = 8000;
+  j = judge(base, faster, policy);
+  BOOST_TEST(state_name(j.state) == "improved");
+  BOOST_TEST(judgement_message(j).rfind("the estimate and the counts disagree: cost.time_ns -20.0% while "
+                                        "sass.instructions +0.5%; ",
+                                        0) == 0,
+             judgement_message(j));
+}
+
+BOOST_AUTO_TEST_CASE(an_estimate_a_count_follows_is_judged_as_before) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Metrics base = with_counts(base_metrics());
+  Metrics slower = counts_fell(base);
+  slower.values["loop.main.ii"] = 120;  // the loop got longer: the estimate follows it
+  Judgement j = judge(base, slower, policy);
+  BOOST_TEST(state_name(j.state) == "regressed");
+  BOOST_TEST(j.disagreement == "");
+  // Only the estimate moved: nothing contradicts it.
+  Metrics only = base;
+  only.values["cost.time_ns"] = 14150;
+  BOOST_TEST(judge(base, only, policy).disagreement == "");
+}
+
+BOOST_AUTO_TEST_CASE(a_signature_change_that_moves_nothing_says_so_in_one_line) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Metrics base = base_metrics();
+  Metrics added = base;
+  added.signature["parameters[2].kind"] = "ConstantConstraint";
+  added.signature["parameters[2].value"] = "0";
+  added.values["tileir.ops"] = 3;  // informational: moves nothing gated
+  Judgement j = judge(base, added, policy);
+  BOOST_TEST(state_name(j.state) == "signature changed");
+  BOOST_TEST(j.unmoved);
+  BOOST_TEST(judgement_message(j, "UPDATE") ==
+             "the signature changed (parameters[2].kind: (none) -> ConstantConstraint; parameters[2].value: (none) "
+             "-> 0) and no gated metric or opcode moved: the same code; accept with: UPDATE");
+  Metrics opcodes = added;  // another instruction for one: another dtype, say
+  opcodes.values["sass.opcode.HFMA2.BF16"] = 8;
+  BOOST_TEST(!judge(base, opcodes, policy).unmoved);
+  added.values["sass.instructions"] = 1001;  // within its limit, but moved
+  BOOST_TEST(!judge(base, added, policy).unmoved);
+}
+
+BOOST_AUTO_TEST_CASE(an_estimate_moved_by_the_model_alone_is_model_changed_and_never_regressed) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Metrics base = with_counts(base_metrics());
+  Metrics now = base;
+  now.model = "2";
+  now.values["cost.time_ns"] = 14150;
+  now.values["loop.main.trips"] = 64;
+  Judgement j = judge(base, now, policy);
+  BOOST_TEST(state_name(j.state) == "model changed");
+  BOOST_TEST(j.exit_code() == 12);
+  BOOST_TEST(judgement_message(j, "UPDATE") ==
+             "only the model's metrics moved, under another version of tileperf's model (1 -> 2): "
+             "cost.time_ns +41.5%; every count is the baseline's; accept the model's estimates with: UPDATE");
+  // A count moved as well: judged as usual, with a note.
+  now.values["sass.instructions"] = 1500;
+  j = judge(base, now, policy);
+  BOOST_TEST(state_name(j.state) == "regressed");
+  BOOST_REQUIRE_EQUAL(j.notes.size(), 1u);
+  BOOST_TEST(j.notes[0].rfind("the model changed too (version 1 -> 2)", 0) == 0);
+  // A baseline that does not record the model's version: judged as before.
+  base.model.clear();
+  now.values["sass.instructions"] = 1000;
+  BOOST_TEST(state_name(judge(base, now, policy).state) == "regressed");
+  // Nothing past its limit: a pass.
+  base.model = "1";
+  now.values["cost.time_ns"] = 10100;
+  BOOST_TEST(state_name(judge(base, now, policy).state) == "pass");
+}
+
+BOOST_AUTO_TEST_CASE(a_library_release_is_provenance_not_a_toolchain) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Metrics base = base_metrics();
+  base.library = {{"flashinfer-python", "0.7.2.post1"}};
+  Metrics now = base;
+  now.library = {{"flashinfer-python", "0.7.4"}};
+  Judgement j = judge(base, now, policy);
+  BOOST_TEST(state_name(j.state) == "pass");
+  BOOST_TEST(j.toolchain.empty());
+  BOOST_REQUIRE_EQUAL(j.library.size(), 1u);
+  BOOST_TEST(j.library[0] == "flashinfer-python 0.7.2.post1 -> 0.7.4");
+  // A baseline written before the library was recorded is no bump.
+  base.library.clear();
+  BOOST_TEST(judge(base, now, policy).library.empty());
 }

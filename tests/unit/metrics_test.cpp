@@ -131,3 +131,31 @@ BOOST_AUTO_TEST_CASE(two_functions_take_the_larger_resources) {
   BOOST_TEST(values.at("shared.bytes") == 9268);
   BOOST_TEST(values.at("regs") == 255);
 }
+
+BOOST_AUTO_TEST_CASE(the_library_and_the_model_are_provenance_that_older_files_lack) {
+  // A file of a release that recorded neither loads, and is written back as it was.
+  std::string old = to_json_text(sample());
+  BOOST_TEST(old.find("\"library\"") == std::string::npos);
+  BOOST_TEST(old.find("\"model\"") == std::string::npos);
+  Metrics back = metrics_from_json(parse_json(old, "m.json"), "m.json");
+  BOOST_TEST(back.library.empty());
+  BOOST_TEST(back.model == "");
+  Metrics m = sample();
+  m.library = {{"flashinfer-python", "0.7.4"}};
+  m.model = "2";
+  std::string text = to_json_text(m);
+  BOOST_TEST(text.find("\"library\": {\n    \"flashinfer-python\": \"0.7.4\"\n  }") != std::string::npos, text);
+  BOOST_TEST(text.find("\"model\": \"2\"") != std::string::npos);
+  back = metrics_from_json(parse_json(text, "m.json"), "m.json");
+  BOOST_TEST(back.library == m.library);
+  BOOST_TEST(back.model == "2");
+  BOOST_TEST(error_of_json(R"({"format": "tileperf-metrics/1", "kernel": "k", "config": "c", "arch": "sm_90",
+    "toolchain": {}, "model": 2, "metrics": {}})") == "tileperf: error: m.json: key 'model' has the wrong type\n");
+  Metrics bumped = m;
+  bumped.library["flashinfer-python"] = "0.7.5";
+  bumped.library["cuda-tile"] = "1.8.0";
+  BOOST_TEST(library_changes(m, bumped) ==
+                 (std::vector<std::string>{"cuda-tile none -> 1.8.0", "flashinfer-python 0.7.4 -> 0.7.5"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(library_changes(m, m).empty());
+}

@@ -25,6 +25,7 @@ from cuda.tile.compilation import (ArrayConstraint, ListConstraint, ScalarConstr
 from tileperf_dump import paths
 from tileperf_dump.config import Config, Target
 from tileperf_dump.files import write_atomic, write_json
+from tileperf_dump.library import library_of
 from tileperf_dump.guards import ProcessExit, StepTimeout, exits_raised, time_limit
 from tileperf_dump.launch import arch, capture_launch
 from tileperf_dump.loading import get_config, reload_for
@@ -152,6 +153,7 @@ class _ForArch:
     problem: dict | None = None
     problem_error: dict | None = None
     signature: dict | None = None
+    library: dict | None = None
     bytecode: bytes = b""
     seconds: float = 0.0
 
@@ -177,7 +179,8 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None,
             return _ForArch(arch_name, problem_error=_launch_error(e, module, name, arch_name))
         config = dataclasses.replace(config, kernel=captured.kernel, params=params, launch=None,
                                      problem=None, tune=None, launch_kernel=None)
-    out = _ForArch(arch_name, config.kernel_name, config.symbol or config.kernel_name)
+    out = _ForArch(arch_name, config.kernel_name, config.symbol or config.kernel_name,
+                   library=library_of(config.kernel))
     check_parameters(config, where)
     try:
         if callable(problem):
@@ -302,6 +305,8 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
         "seconds": round(sum(e.seconds for e in exports), 4),
         "signature": base.signature,
     }
+    if base.library:
+        record["library"] = base.library
     if base.problem is not None:
         record["problem"] = base.problem
     if base.problem_error is not None:

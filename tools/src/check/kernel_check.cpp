@@ -20,6 +20,7 @@
 #include "metrics/dump_record.h"
 #include "metrics/measure.h"
 #include "metrics/metrics.h"
+#include "metrics/model_version.h"
 #include "metrics/tool_outputs.h"
 #include "report/comparison_text.h"
 #include "results/edits.h"
@@ -139,6 +140,18 @@ std::map<std::string, std::string> signature_of(const nlohmann::json& dump, cons
   }
 }
 
+// The dump record's library: the installed distribution the kernel's code
+// belongs to, and its version (none for a project's own kernel, and in a
+// record of an older dump step).
+std::map<std::string, std::string> library_of(const nlohmann::json& dump, const std::string& file) {
+  if (!dump.contains("library")) return {};
+  try {
+    return dump.at("library").get<std::map<std::string, std::string>>();
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(file, 0, "library: expected an object of strings");
+  }
+}
+
 // What the tools make of the bytecode: from the result cache when it holds
 // this compilation, else from the tools (and then stored).
 ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const CompileSetup& setup, const nlohmann::json& dump,
@@ -211,6 +224,9 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   m.flags = setup.flags;
   m.signature = signature_of(dump, o.dump_info);
   m.generator = std::string("tileperf ") + TILEPERF_VERSION;
+  m.library = library_of(dump, o.dump_info);
+  m.model = kModelVersion;
+  result.library = m.library;
 
   fs::create_directories(o.work_dir);
   std::string cubin = prefixed_file(o.prefix(), FileKind::kCubin);
@@ -339,6 +355,12 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     if (auto changes = signature_changes(old, current); !changes.empty()) {
       result.message += fmt::format("; signature changed: {}", fmt::join(changes, "; "));
     }
+    if (auto changes = library_changes(old, current); !changes.empty()) {
+      result.message += fmt::format("; library: {}", fmt::join(changes, ", "));
+    }
+    if (old.model != current.model) {
+      result.message += fmt::format("; model: {} -> {}", old.model.empty() ? "none" : old.model, current.model);
+    }
     if (!old.variants.empty()) {
       result.message +=
           fmt::format("; the {} variants recorded for the old bytecode are dropped", old.variants.size() + 1);
@@ -386,6 +408,9 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   result.message = judgement_message(j, o.update_command);
   result.notes.insert(result.notes.end(), j.notes.begin(), j.notes.end());
   result.set_diff(c);
+  result.library_change = j.library;
+  result.model_change = j.model;
+  result.unmoved = j.unmoved;
   if (j.state == State::kToolchainChanged) {
     report_toolchain_change(o, baseline, current, j, seen, result, report);
     return j.exit_code();

@@ -10,7 +10,9 @@
 
 #include "cli/commands.h"
 #include "support/error.h"
+#include "report/bump_text.h"
 #include "report/history_report.h"
+#include "results/bump.h"
 #include "metrics/metrics.h"
 #include "report/toolchain_preview.h"
 #include "results/run_record.h"
@@ -105,6 +107,12 @@ int run_summary(const Args& args) {
     std::string preview = "tileperf preview";
     for (const auto& d : dirs) preview += " " + d;
     fmt::print("{}", preview_text(p, recorded_update_command(dirs), 0, preview + " --markdown preview.md"));
+  }
+  // Each with exactly its tests: a run of part of a build (ctest -R) must
+  // not accept the rest.
+  for (const auto& g : make_bumps(shown)) fmt::print("{}", bump_text(g, accept_command(dirs, tests_filter(g.tests))));
+  if (auto same = unmoved_signatures(shown); !same.empty()) {
+    fmt::print("{}", unmoved_signatures_text(same, accept_command(dirs, tests_filter(same))));
   }
   if (auto runs = view.runs_text(); !runs.empty()) fmt::print("{}\n", runs);
   return kExitOk;

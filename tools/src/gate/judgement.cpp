@@ -1,5 +1,6 @@
 #include "gate/judgement.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -68,6 +69,87 @@ std::string trade_off(const Comparison& c) {
                      more ? fmt::format(" (and {} more)", more) : std::string());
 }
 
+// The metrics the model makes from the counts: a move of these alone,
+// under another version of the model, is the model's.
+bool made_by_model(const std::string& name) {
+  for (const char* prefix : {"cost.", "loop.", "launch."}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+bool only_model_moved(const Comparison& c) {
+  if (!c.broken.empty() || c.changed() == 0) return false;
+  return std::all_of(c.diffs.begin(), c.diffs.end(),
+                     [](const MetricDiff& d) { return d.change == Change::kUnchanged || made_by_model(d.name); });
+}
+
+// The counts the estimate follows, and the model's inputs a baseline
+// records, by what they are.
+constexpr const char* kCounts[] = {"sass.instructions", "sass.mufu", "loop.main.ii", "loop.all.ii"};
+struct ModelInput {
+  const char* what;
+  std::vector<std::string> metrics;  // a name ending in '.' stands for every metric under it
+};
+const std::vector<ModelInput>& model_inputs() {
+  static const std::vector<ModelInput> kInputs = {
+      {"trips", {"loop.main.trips"}},
+      {"occupancy", {"launch.blocks_per_sm", "launch.occupancy_pct", "launch.occupancy_limit."}},
+      {"the launch", {"launch.ctas", "launch.waves", "launch.cluster", "launch.block_classes"}},
+      {"the limiting term", {"cost.limit."}},
+  };
+  return kInputs;
+}
+
+std::string percent_text(const MetricDiff& d) {
+  return std::isinf(d.percent()) ? fmt::format("{} {:+}", d.name, d.delta())
+                                 : fmt::format("{} {:+.1f}%", d.name, d.percent());
+}
+
+// The model's inputs that moved: "trips (loop.main.trips 4 -> 64)".
+std::vector<std::string> moved_inputs(const Comparison& c) {
+  std::vector<std::string> out;
+  for (const auto& input : model_inputs()) {
+    std::vector<std::string> moved;
+    for (const auto& d : c.diffs) {
+      if (d.change == Change::kUnchanged) continue;
+      for (const auto& m : input.metrics) {
+        bool under = m.back() == '.' ? d.name.rfind(m, 0) == 0 : d.name == m;
+        if (under) moved.push_back(fmt::format("{} {} -> {}", d.name, d.baseline, d.current));
+      }
+    }
+    if (!moved.empty()) out.push_back(fmt::format("{} ({})", input.what, fmt::join(moved, ", ")));
+  }
+  return out;
+}
+
+std::string disagreement(const Comparison& c) {
+  const MetricDiff* estimate = nullptr;
+  for (const auto& d : c.diffs) {
+    if (d.name == kLaunchEstimate && (d.verdict == Verdict::kRegressed || d.verdict == Verdict::kImproved)) {
+      estimate = &d;
+    }
+  }
+  if (!estimate || estimate->delta() == 0) return "";
+  bool up = estimate->delta() > 0;
+  std::vector<std::string> against;
+  for (const char* name : kCounts) {
+    auto it = std::find_if(c.diffs.begin(), c.diffs.end(), [&](const MetricDiff& d) { return d.name == name; });
+    if (it == c.diffs.end() || it->change == Change::kUnchanged || it->delta() == 0) continue;
+    if ((it->delta() > 0) == up) return "";  // a count that moved with the estimate
+    against.push_back(percent_text(*it));
+  }
+  if (against.empty()) return "";
+  std::vector<std::string> inputs = moved_inputs(c);
+  std::string why = inputs.empty()
+                        ? "none of the model's inputs the baseline records moved (trips, occupancy, the launch): "
+                          "the loops it matched to the kernel's, or the warps it gave them, did (tileperf loops "
+                          "shows them)"
+                        : fmt::format("the model's inputs that moved: {}", fmt::join(inputs, ", "));
+  return fmt::format("the estimate and the counts disagree: {} while {}; {}", percent_text(*estimate),
+                     fmt::join(against, ", "), why);
+}
+
 Judgement judge_one(const Metrics& baseline, const Metrics& current, const Policy& policy, JudgeOptions options);
 
 // How far a judgement is from a pass, to pick the nearest variant.
@@ -124,6 +206,11 @@ Judgement judge_one(const Metrics& baseline, const Metrics& current, const Polic
   j.signature = signature_changes(baseline, current);
   j.change = classify_signature(baseline, current);
   j.toolchain = toolchain_changes(baseline, current);
+  // A baseline without a library stamp (an older release's) cannot tell.
+  if (!baseline.library.empty()) j.library = library_changes(baseline, current);
+  if (!baseline.model.empty() && !current.model.empty() && baseline.model != current.model) {
+    j.model = baseline.model + " -> " + current.model;
+  }
   if (!j.toolchain.empty()) unjudge_new_remarks(j.comparison, j.notes);
   j.compared = j.comparison.state;
   bool estimated = baseline.values.count(kLaunchEstimate) && current.values.count(kLaunchEstimate);
@@ -136,10 +223,26 @@ Judgement judge_one(const Metrics& baseline, const Metrics& current, const Polic
     j.compared = j.comparison.state;
   } else if (j.change != SignatureChange::kNone) {
     j.compared = State::kSignatureChanged;
+    j.unmoved = j.comparison.changed_gated() == 0 && j.comparison.broken.empty() &&
+                std::none_of(j.comparison.diffs.begin(), j.comparison.diffs.end(), [](const MetricDiff& d) {
+                  return d.change != Change::kUnchanged && d.name.rfind("sass.opcode.", 0) == 0;
+                });
   }
   if (j.compared == State::kImproved && options.strict) j.compared = State::kStale;
+  if (!j.model.empty() && j.change == SignatureChange::kNone && !options.exact && j.compared != State::kPass &&
+      only_model_moved(j.comparison)) {
+    j.compared = State::kModelChanged;
+  } else if (!j.model.empty() && j.comparison.changed() != 0) {
+    j.notes.push_back(fmt::format(
+        "the model changed too (version {}): a verdict of a cost.*, loop.* or launch.* metric may be the model's",
+        j.model));
+  }
   j.state = j.toolchain.empty() ? j.compared : State::kToolchainChanged;
   if (j.state == State::kRegressed && !j.tuning()) j.trade_off = trade_off(j.comparison);
+  if ((j.state == State::kRegressed || j.state == State::kImproved || j.state == State::kStale) && !j.tuning() &&
+      j.trade_off.empty()) {
+    j.disagreement = disagreement(j.comparison);
+  }
   return j;
 }
 
@@ -197,6 +300,8 @@ std::string judgement_message(const Judgement& j, const std::string& command) {
     if (!c.broken.empty()) what.push_back(fmt::format("{} invariant(s) broken", c.broken.size()));
     over = fmt::format("{}{}{}", j.trade_off.empty() ? "" : j.trade_off + ": ", tuned, fmt::join(what, ", "));
   }
+  // The estimate against every count, leading the message.
+  std::string disagree = j.disagreement.empty() ? "" : j.disagreement + ": ";
   // Which of a varying compilation's variants this is, leading every message.
   std::string variant = j.variants == 0 ? ""
                         : j.variant > 0 ? fmt::format(
@@ -227,17 +332,32 @@ std::string judgement_message(const Judgement& j, const std::string& command) {
                                    "TILEPERF_RECORD_VARIANT=1 {}",
                                    text, command);
     }
+    case State::kModelChanged: {
+      std::vector<std::string> moved;
+      for (const auto& d : c.diffs) {
+        if (d.verdict == Verdict::kRegressed || d.verdict == Verdict::kImproved) moved.push_back(percent_text(d));
+      }
+      return with(fmt::format("only the model's metrics moved, under another version of tileperf's model ({}): {}; "
+                              "every count is the baseline's",
+                              j.model, fmt::join(moved, ", ")),
+                  "accept the model's estimates with");
+    }
     case State::kSignatureChanged:
+      if (j.unmoved) {
+        return with(fmt::format("the signature changed ({}) and no gated metric or opcode moved: the same code",
+                                fmt::join(j.signature, "; ")),
+                    "accept with");
+      }
       return with(fmt::format("the configuration exports another kernel than the baseline's ({}){}",
                               fmt::join(j.signature, "; "), over.empty() ? "" : "; " + over),
                   "if intended, update with");
     case State::kRegressed:
-      return with(variant + over, "if intended, accept with");
+      return with(variant + disagree + over, "if intended, accept with");
     case State::kStale:
-      return with(variant + tuned + "improved beyond tolerance, and strict mode fails on a stale baseline",
+      return with(variant + disagree + tuned + "improved beyond tolerance, and strict mode fails on a stale baseline",
                   "tighten it with");
     case State::kImproved:
-      return with(variant + tuned + "improved beyond tolerance", "tighten the baseline with");
+      return with(variant + disagree + tuned + "improved beyond tolerance", "tighten the baseline with");
     default:
       if (j.tuning()) return with(variant + tuned + "within its limit", "record the tuned configuration with");
       return variant.empty() ? "" : variant.substr(0, variant.size() - 2);

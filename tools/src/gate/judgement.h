@@ -26,7 +26,9 @@ struct JudgeOptions {
 // The precedence, highest first:
 //   toolchain changed (other tool versions or flags: the metrics are a
 //   preview) > signature changed (an identity change: another kernel) >
-//   regressed > stale (improved, in strict mode) > improved > pass.
+//   model changed (another version of the model, and only the metrics it
+//   makes moved: cost.*, loop.*, launch.*) > regressed > stale (improved,
+//   in strict mode) > improved > pass.
 // A tuning change (classify_signature: only constant values and compiler
 // hints moved) is the same kernel tuned: it is judged on the launch estimate
 // alone; every other metric's verdict and the policy's invariants are shown,
@@ -52,6 +54,27 @@ struct Judgement {
   // 1840000) while sass.instructions +45.0%, loop.main.ii +93.0%". Empty
   // otherwise.
   std::string trade_off;
+  // A verdict of the launch estimate that every count contradicts: the
+  // estimate moved past its limit one way while sass.instructions,
+  // sass.mufu and the loops' II moved the other way or stayed (one at
+  // least moved): every message leads with it, naming the model's inputs
+  // the baseline records that moved (trips, occupancy, the launch), or
+  // saying that none did ("the estimate and the counts disagree: ...").
+  // Empty otherwise, and when trade_off says it.
+  std::string disagreement;
+  // What differs in provenance besides the toolchain: the library the
+  // kernel's code belongs to ("flashinfer-python 0.7.2.post1 -> 0.7.4";
+  // library_changes; empty when the baseline records none: a project's
+  // own kernel, or a baseline written before the library was recorded),
+  // and the model's version ("1 -> 2"; empty when the same or when the
+  // baseline does not record it).
+  std::vector<std::string> library;
+  std::string model;
+  // Signature changed and no gated metric moved, nor the count of any
+  // opcode: the same code under another signature (a parameter added that
+  // compiles to nothing). A dtype swapped with the same counts changes
+  // opcodes (HFMA2.BF16 -> HFMA2): not this.
+  bool unmoved = false;
   // A baseline that records several variants of its compilation (a
   // configuration whose compilation varies): how many, the one the current
   // cubin is (0: none), and the one it was compared with (the nearest, when

@@ -123,12 +123,26 @@ std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& no
   return out;
 }
 
+std::vector<std::string> library_changes(const Metrics& old, const Metrics& now) {
+  std::map<std::string, std::pair<std::string, std::string>> libraries;
+  for (const auto& [name, version] : old.library) libraries[name].first = version;
+  for (const auto& [name, version] : now.library) libraries[name].second = version;
+  std::vector<std::string> out;
+  for (const auto& [name, v] : libraries) {
+    if (v.first == v.second) continue;
+    out.push_back(name + " " + (v.first.empty() ? "none" : v.first) + " -> " + (v.second.empty() ? "none" : v.second));
+  }
+  return out;
+}
+
 nlohmann::json to_json(const Metrics& m) {
   nlohmann::json j = {
       {"format", kMetricsFormat}, {"test", m.id.name()},      {"kernel", m.id.kernel}, {"config", m.id.config},
       {"arch", m.id.arch},        {"toolchain", m.toolchain}, {"flags", m.flags},      {"generator", m.generator},
       {"signature", m.signature}, {"metrics", m.values},
   };
+  if (!m.library.empty()) j["library"] = m.library;
+  if (!m.model.empty()) j["model"] = m.model;
   if (!m.lines.empty()) j["lines"] = m.lines;
   if (!m.line_text.empty()) j["line_text"] = m.line_text;
   if (!m.bytecode.empty() || !m.cubin.empty()) j["compiled"] = {{"bytecode", m.bytecode}, {"cubin", m.cubin}};
@@ -166,6 +180,9 @@ Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) 
   m.toolchain = require<std::map<std::string, std::string>>(j, "toolchain", filename);
   m.flags = j.contains("flags") ? j.at("flags") : nlohmann::json::object();
   m.generator = j.contains("generator") ? require<std::string>(j, "generator", filename) : "";
+  // Written by later releases than the first: a baseline without them loads.
+  if (j.contains("library")) m.library = require<std::map<std::string, std::string>>(j, "library", filename);
+  if (j.contains("model")) m.model = require<std::string>(j, "model", filename);
   if (!j.contains("metrics")) throw InputError(filename, 0, "missing key 'metrics'");
   m.values = json_counts(j.at("metrics"), filename, "metrics");
   if (j.contains("lines")) m.lines = json_counts(j.at("lines"), filename, "lines");

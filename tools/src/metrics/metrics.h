@@ -42,6 +42,14 @@ struct Metrics {
   std::map<std::string, std::string> toolchain;     // tool -> version
   nlohmann::json flags = nlohmann::json::object();  // tool -> argument list
   std::string generator;
+  // Provenance besides the toolchain, neither of which makes another
+  // toolchain: the library the kernel's code belongs to (distribution ->
+  // version: {"flashinfer-python": "0.7.4"}; empty for a project's own
+  // kernel), and the version of the model that turned the counts into loop
+  // costs and the launch estimate (kModelVersion when measured; "" in a
+  // baseline written before it was recorded).
+  std::map<std::string, std::string> library;
+  std::string model;
   // What the configuration exported: symbol, calling convention, each
   // parameter's constraint, compiler hints, bytecode version (one field per key).
   std::map<std::string, std::string> signature;
@@ -88,6 +96,10 @@ std::vector<std::string> tuning_changes(const Metrics& baseline, const Metrics& 
 // entry per tool (a tool only one side names: "none"), then the flags.
 // Empty when they are the same.
 std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& now);
+
+// What differs between two libraries: "flashinfer-python 0.7.2.post1 ->
+// 0.7.4" (a side without the library: "none"). Empty when they are the same.
+std::vector<std::string> library_changes(const Metrics& old, const Metrics& now);
 
 // Validates names against the name rules of support/defaults.h: kNamePattern
 // ([A-Za-z0-9_]+) for kernel and config, kArchPattern (sm_[0-9]+[a-z]?, so

@@ -72,6 +72,10 @@ nlohmann::json to_json(const TestResult& r) {
   if (r.compared && *r.compared != r.state) j["compared"] = state_name(*r.compared);
   if (!r.toolchain_change.empty()) j["toolchain_change"] = r.toolchain_change;
   if (!r.tuning.empty()) j["tuning"] = r.tuning;
+  if (!r.library.empty()) j["library"] = r.library;
+  if (!r.library_change.empty()) j["library_change"] = r.library_change;
+  if (!r.model_change.empty()) j["model_change"] = r.model_change;
+  if (r.unmoved) j["unmoved"] = true;
   if (!r.launch.empty()) j["launch"] = r.launch;
   if (!r.lines.empty()) {
     nlohmann::json lines = nlohmann::json::array();
@@ -153,7 +157,16 @@ void check_result(const nlohmann::json& j, const std::string& filename) {
       if (l.contains(k)) json_count(l.at(k), filename, where + k);
     }
   });
-  for (const char* k : {"notes", "toolchain_change", "tuning"}) {
+  if (j.contains("library") &&
+      (!j.at("library").is_object() ||
+       !std::all_of(j.at("library").begin(), j.at("library").end(), [](const auto& v) { return v.is_string(); }))) {
+    malformed(filename, "library", "must be an object of strings");
+  }
+  if (j.contains("model_change") && !j.at("model_change").is_string()) {
+    malformed(filename, "model_change", "must be a string");
+  }
+  if (j.contains("unmoved") && !j.at("unmoved").is_boolean()) malformed(filename, "unmoved", "must be true or false");
+  for (const char* k : {"notes", "toolchain_change", "tuning", "library_change"}) {
     if (j.contains(k) && (!j.at(k).is_array() ||
                           !std::all_of(j.at(k).begin(), j.at(k).end(), [](const auto& n) { return n.is_string(); }))) {
       malformed(filename, k, "must be a list of strings");
@@ -212,6 +225,10 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     r.notes = j.value("notes", std::vector<std::string>{});
     r.toolchain_change = j.value("toolchain_change", std::vector<std::string>{});
     r.tuning = j.value("tuning", std::vector<std::string>{});
+    r.library = j.value("library", std::map<std::string, std::string>{});
+    r.library_change = j.value("library_change", std::vector<std::string>{});
+    r.model_change = j.value("model_change", std::string());
+    r.unmoved = j.value("unmoved", false);
     r.launch = j.value("launch", std::string());
     return r;
   } catch (const nlohmann::json::exception& e) {

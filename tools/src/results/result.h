@@ -57,6 +57,14 @@ struct TestResult {
   // A tuning change (only constants and hints moved): the fields that did,
   // as "parameters[5].value: 64 -> 128"; judged by the launch estimate.
   std::vector<std::string> tuning;
+  // The library the kernel's code belongs to (Metrics::library), and how it
+  // differs from the baseline's ("flashinfer-python 0.7.2.post1 -> 0.7.4");
+  // the model's version when it differs ("1 -> 2"); whether a signature
+  // change moved no gated metric. What `tileperf summary` groups a bump by.
+  std::map<std::string, std::string> library;
+  std::vector<std::string> library_change;
+  std::string model_change;
+  bool unmoved = false;
   // The launch estimate in one line ("est. 352 us, latency-bound: 1
   // block(s)/SM (registers), 249 wave(s), DRAM 9% busy, L2 6%"); "" without one.
   std::string launch;

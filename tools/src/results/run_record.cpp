@@ -151,4 +151,24 @@ std::string recorded_update_command(const std::vector<std::string>& results_dirs
   return "cmake --build <build-dir> --target update_baselines";
 }
 
+std::string accept_command(const std::vector<std::string>& results_dirs, const std::string& filter) {
+  std::string command = recorded_update_command(results_dirs);
+  for (const auto& dir : results_dirs) {
+    auto record = run_record_near(dir);
+    if (!record || record->build_dir.empty()) continue;
+    std::error_code ec;
+    fs::path here = fs::current_path(ec);
+    bool at_project = !record->project_dir.empty() && !record->update_command.empty() &&
+                      fs::equivalent(here, record->project_dir, ec);
+    if (!at_project) {
+      fs::path build = fs::weakly_canonical(record->build_dir, ec);
+      fs::path rel = build.lexically_relative(fs::weakly_canonical(here, ec));
+      bool below = !rel.empty() && *rel.begin() != "..";
+      command = fmt::format("cmake --build {} --target update_baselines", below ? rel.string() : build.string());
+    }
+    break;
+  }
+  return filter.empty() ? command : fmt::format("TILEPERF_FILTER='{}' {}", filter, command);
+}
+
 }  // namespace tileperf

@@ -62,4 +62,12 @@ std::optional<RunRecord> run_record_near(const std::string& results_dir);
 // <build-dir> for the reader to fill in.
 std::string recorded_update_command(const std::vector<std::string>& results_dirs);
 
+// The command that accepts tests of that build from the current folder,
+// wherever in the project it is: the recorded command when the current
+// folder is the project's, else the same with the build folder relative to
+// the current one (absolute where it is not below it); with `filter`, led
+// by TILEPERF_FILTER='<filter>'. The placeholder of recorded_update_command
+// when no run record names the build folder.
+std::string accept_command(const std::vector<std::string>& results_dirs, const std::string& filter = "");
+
 }  // namespace tileperf

@@ -30,6 +30,7 @@ enum ExitCode : int {
   kExitIncomplete = 9,           // report: fewer results than --expect (a shard uploaded nothing)
   kExitIo = 10,                  // the file system refused: disk full, permission denied, read-only
   kExitCompilerVaries = 11,      // the same bytecode compiled to a variant its baseline does not know
+  kExitModelChanged = 12,        // only the estimate moved, under another version of tileperf's model
   kExitSkipped = kSkipExitCode,  // tool or architecture unavailable (CTest: Not Run)
 };
 
@@ -53,6 +54,7 @@ inline constexpr ExitCodeInfo kExitCodes[] = {
     {kExitIncomplete, "fewer results than expected"},
     {kExitIo, "I/O failure"},
     {kExitCompilerVaries, "the compiler varies: a variant the baseline does not know"},
+    {kExitModelChanged, "model changed: only the estimate moved, under another version of the model"},
     {kExitSkipped, "skipped"},
 };
 

@@ -18,6 +18,7 @@ const std::vector<StateInfo>& all_states() {
       {State::kNotRun, "not run", kExitNotRun, true},
       {State::kStale, "stale", kExitRegression, true},
       {State::kToolchainChanged, "toolchain changed", kExitToolchainChanged, true},
+      {State::kModelChanged, "model changed", kExitModelChanged, true},
       {State::kNew, "new", kExitNew, true},
       {State::kImproved, "improved", kExitOk, true},
       {State::kSkipped, "skipped", kExitSkipped, false},

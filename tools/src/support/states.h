@@ -20,6 +20,7 @@ enum class State {
   kNotRun,            // could not run where every test must (CI)
   kStale,             // improved, in strict mode
   kToolchainChanged,  // the baseline was made by other tools or flags
+  kModelChanged,      // only the model's metrics moved, under another version of the model
   kNew,               // no baseline yet
   kImproved,          // better than the baseline beyond tolerance
   kSkipped,           // a tool or the architecture is missing
