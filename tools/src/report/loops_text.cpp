@@ -143,6 +143,7 @@ nlohmann::json loop_json(const LoopAnalysis& r) {
                         {"main", static_cast<int>(i) == r.main},
                         {"trips", l.trips},
                         {"trips_from", l.trips_from},
+                        {"tileir_loops", l.trips_sources},
                         {"instructions", l.instructions},
                         {"ii", l.stall_cycles},
                         {"waits", l.waits},
