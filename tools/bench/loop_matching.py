@@ -17,9 +17,11 @@ the retry loops of barrier waits and register allocations aside:
   unmatched   no TileIR loop: its trip count is assumed
   misnested   matched to a TileIR loop that is not inside the one the
               compiled loop around it matched
+  named       the compiler's own loop, named with what it runs (an elect
+              loop: once; a loop it counts with constants: their count)
 
-and, of the duplicated, how their trips were given (the loops' `trips_share`
-where the tileperf that ran reports one). With --list, every loop that is not
+and how the trips were given where not whole (the loops' `trips_share`, where
+the tileperf that ran reports one). With --list, every loop that is not
 plainly matched, with its configuration. The tileperf command is
 build/tools/tileperf of this checkout unless --tileperf names another (the
 same loops under two versions of the analysis).
@@ -73,8 +75,21 @@ def warp_set(text: str) -> set:
     return out
 
 
+def share_kind(text: str) -> str:
+    """A loop's trips_share as a kind: what it says without its addresses."""
+    for words, kind in (("peeled off before it", "the loop, less the iterations peeled off it"),
+                        ("in an iteration peeled off", "in an iteration peeled off the loop around it"),
+                        ("which the compiler unrolled", "in an iteration of the loop around it, unrolled"),
+                        ("per trip", "unrolled, with a remainder copy"),
+                        ("leaves", "the remainder of an unrolled copy"),
+                        ("sharing its iterations", "copies sharing the iterations alike")):
+        if words in text:
+            return kind
+    return text
+
+
 def classify(report: dict):
-    """(category, share, loop) for each compiled loop that is not a retry loop."""
+    """(category, how, loop) for each compiled loop that is not a retry loop."""
     loops = report["loops"]
     skeleton = report.get("skeleton", {}).get("loops", [])
     place = collections.defaultdict(list)  # (function, compiled parent, TileIR loop) -> compiled loops
@@ -86,16 +101,25 @@ def classify(report: dict):
         if l["spin"]:
             continue
         sources = l.get("tileir_loops", [])
-        share = l.get("trips_share", "")
-        if l["trips_from"] == "assumed" or not sources:
-            yield "unmatched", share, l
+        share = share_kind(l.get("trips_share", ""))
+        if l.get("elect"):
+            yield "named", "elect loops (run once)", l
+            continue
+        if not sources:
+            yield ("named", "the compiler's, counted from its SASS", l) if l["trips_from"] == "counted" else \
+                ("unmatched", "", l)
             continue
         parent = l["parent"]
         outer = loops[parent].get("tileir_loops", []) if parent >= 0 else []
         if outer and not all(any(inside(skeleton, s, o) for o in outer) for s in sources):
             yield "misnested", share, l
-        elif any(len(place[(l["function"], parent, s)]) > 1 for s in sources):
-            yield "duplicated", share, l
+        elif any(len(place[(l["function"], parent, s)]) > 1 for s in sources) or "the loop around it" in share:
+            others = {j for s in sources for j in place[(l["function"], parent, s)] if j != i}
+            mine = warp_set(l["warps"])
+            roles = all(not (mine & warp_set(loops[j]["warps"])) for j in others)
+            how = share if share and "less the iterations" not in share else ""
+            yield "duplicated", how or ("warp-role copies, each every iteration" if roles else
+                                        "copies run by the same warps, each the whole count"), l
         else:
             yield "matched", share, l
 
@@ -110,24 +134,25 @@ def main(argv):
     tests = [t for w in args.work for t in tests_of(w)]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         reports = list(pool.map(lambda t: loops_of(args.tileperf, t[1]), tests))
-    counts, shares, errors = collections.Counter(), collections.Counter(), []
+    counts, hows, errors = collections.Counter(), collections.Counter(), []
     for (test, _), report in zip(tests, reports):
         if "error" in report:
             errors.append(f"{test}: {' '.join(report['error'])}")
             continue
-        for category, share, loop in classify(report):
+        for category, how, loop in classify(report):
             counts[category] += 1
-            if category == "duplicated":
-                shares[share or "each takes the whole count"] += 1
-            if args.list and category != "matched":
+            if how:
+                hows[(category, how)] += 1
+            if args.list and (category != "matched" or how):
                 where = f" {loop['lines']}" if loop.get("lines") else ""
+                share = loop.get("trips_share", "")
                 print(f"  {category:10} {test} {loop['begin']:#06x}{where} {loop['warps']}: trips {loop['trips']:g} "
-                      f"({loop['trips_from']}){' ' + share if share else ''}")
+                      f"({loop['trips_from']}{'; ' + share if share else ''})")
     total = sum(counts.values())
     print(f"{len(tests)} tests, {total} compiled loops: " +
-          ", ".join(f"{counts[c]} {c}" for c in ("matched", "duplicated", "unmatched", "misnested")))
-    for share, n in sorted(shares.items(), key=lambda s: -s[1]):
-        print(f"  duplicated, {share}: {n}")
+          ", ".join(f"{counts[c]} {c}" for c in ("matched", "duplicated", "unmatched", "misnested", "named")))
+    for (category, how), n in sorted(hows.items(), key=lambda s: (s[0][0], -s[1])):
+        print(f"  {category}, {how}: {n}")
     for e in errors:
         print(f"  not read: {e}")
     return 0
