@@ -187,12 +187,19 @@ endmacro()
 # (TILEPERF_REQUIRE_RUN, which the run record keeps, or CI set when the test
 # runs).
 function(_tileperf_not_run_command out test kernel config)
+  _tileperf_work_path(run run)
+  if(config STREQUAL "unlisted")  # the kernel file could not be listed: its error, a failure
+    get_property(why GLOBAL PROPERTY TILEPERF_KERNEL_UNLISTED_${kernel})
+    set(${out} "$<TARGET_FILE:tileperf::tileperf>" not-run --bad-input --run-file "${run}" --test "${test}"
+      --reason "the configurations of ${kernel} could not be listed when the project was configured: ${why}"
+      PARENT_SCOPE)
+    return()
+  endif()
   list(JOIN _TILEPERF_MISSING ", " missing)
   set(what "nothing was measured")
   if(config STREQUAL "configs_unknown")
     set(what "the configurations of ${kernel} could not be listed and nothing was measured")
   endif()
-  _tileperf_work_path(run run)
   set(${out} "$<TARGET_FILE:tileperf::tileperf>" not-run --run-file "${run}" --test "${test}"
     --reason "${missing} not found when the project was configured (see the configure log for what to install), so ${what}"
     PARENT_SCOPE)
@@ -445,32 +452,53 @@ endfunction()
 #   sets tileperf_configs, tileperf_summary (the docstring's first sentence),
 #   tileperf_work_dir, tileperf_manifest (its record), tileperf_dump_stamp,
 #   tileperf_dump_args and tileperf_tests, and per test tileperf_test_<test>
-#   (CONFIG, ARCH, BYTECODE, BASELINE) in the caller's scope. Stops
-#   configure when the file cannot be loaded. Without cuTile the
-#   configuration is "configs_unknown": one test per architecture then says
-#   why nothing could be measured.
+#   (CONFIG, ARCH, BYTECODE, BASELINE) in the caller's scope. A file that
+#   cannot be loaded is a configure warning with its error, and its one
+#   configuration "unlisted" (tileperf_unlisted: the error's first line)
+#   fails on every architecture. Without cuTile the configuration is
+#   "configs_unknown": one test per architecture then says why nothing
+#   could be measured.
 macro(_tileperf_manifest kernel source baseline checks archs pythonpath placeholders bare)
+  set(tileperf_unlisted "")
   if("CudaTile" IN_LIST _TILEPERF_MISSING)  # no Python to ask: the names are made here
-    set(tileperf_work_dir "${TILEPERF_WORK_DIR}/${kernel}")
-    set(tileperf_configs configs_unknown)
-    set(tileperf_summary "")
-    set(tileperf_tests "")
-    foreach(_tileperf_arch IN ITEMS ${archs})
-      list(APPEND tileperf_tests "perf.${kernel}.configs_unknown.${_tileperf_arch}")
-      set("tileperf_test_perf.${kernel}.configs_unknown.${_tileperf_arch}"
-        CONFIG configs_unknown ARCH "${_tileperf_arch}")
-    endforeach()
+    _tileperf_placeholder_tests("${kernel}" configs_unknown "${archs}")
   else()
-    _tileperf_run_manifest(_tileperf_registration "${kernel}" "${source}" "${baseline}"
+    _tileperf_run_manifest(_tileperf_registration _tileperf_error "${kernel}" "${source}" "${baseline}"
       "${checks}" "${archs}" "${pythonpath}" "${placeholders}" "${bare}")
-    include("${_tileperf_registration}")
+    if(_tileperf_error)
+      # Configure goes on: the file's tests fail with its error, the other files' are registered.
+      message(WARNING "${_tileperf_error}")
+      string(REGEX REPLACE "\n.*" "" tileperf_unlisted "${_tileperf_error}")
+      string(REGEX REPLACE "^[^:]*: cannot list the configurations of [^:]*: ?" "" tileperf_unlisted
+        "${tileperf_unlisted}")
+      set_property(GLOBAL PROPERTY TILEPERF_KERNEL_UNLISTED_${kernel} "${tileperf_unlisted}")
+      _tileperf_placeholder_tests("${kernel}" unlisted "${archs}")
+    else()
+      include("${_tileperf_registration}")
+    endif()
   endif()
 endmacro()
 
-# _tileperf_run_manifest(<out-var> <kernel> <source> <baseline-dir> <checks-dir>
+# _tileperf_placeholder_tests(<kernel> <config> <archs>): one test per
+#   architecture, perf.<kernel>.<config>.<arch>, for a kernel file whose
+#   configurations are not known (configs_unknown: no cuTile; unlisted: the
+#   file could not be listed); sets what _tileperf_manifest sets.
+macro(_tileperf_placeholder_tests kernel config archs)
+  set(tileperf_work_dir "${TILEPERF_WORK_DIR}/${kernel}")
+  set(tileperf_configs ${config})
+  set(tileperf_summary "")
+  set(tileperf_tests "")
+  foreach(_tileperf_arch IN ITEMS ${archs})
+    list(APPEND tileperf_tests "perf.${kernel}.${config}.${_tileperf_arch}")
+    set("tileperf_test_perf.${kernel}.${config}.${_tileperf_arch}" CONFIG ${config} ARCH "${_tileperf_arch}")
+  endforeach()
+endmacro()
+
+# _tileperf_run_manifest(<out-var> <error-var> <kernel> <source> <baseline-dir> <checks-dir>
 #                        <archs> <pythonpath> <placeholders> <bare-packages>)
-#   Runs the manifest step; <out-var>: the registration file it wrote.
-function(_tileperf_run_manifest out kernel source baseline checks archs pythonpath placeholders bare)
+#   Runs the manifest step; <out-var>: the registration file it wrote, or
+#   <error-var>: why the file's configurations could not be listed.
+function(_tileperf_run_manifest out error kernel source baseline checks archs pythonpath placeholders bare)
   _tileperf_python(python ${pythonpath})
   set(args --kernel "${kernel}" --work-dir "${TILEPERF_WORK_DIR}" --baseline-dir "${baseline}"
     --checks-dir "${checks}" --bytecode-version "${TILEPERF_BYTECODE_VERSION}")
@@ -490,18 +518,20 @@ function(_tileperf_run_manifest out kernel source baseline checks archs pythonpa
     TIMEOUT ${backstop}
     RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE registration OUTPUT_STRIP_TRAILING_WHITESPACE)
   set(cannot "tileperf_add_kernel_tests: cannot list the configurations of ${source}")
+  set(problem "")
   if(rc STREQUAL "Process terminated due to timeout")
-    message(FATAL_ERROR "${cannot}: its import did not end within ${backstop} s (TILEPERF_MANIFEST_TIMEOUT)\n${err}")
+    set(problem "${cannot}: its import did not end within ${backstop} s (TILEPERF_MANIFEST_TIMEOUT)\n${err}")
   elseif(NOT rc MATCHES "^[0-9]+$" OR err MATCHES "(^|\n)Subprocess killed\n?$")  # a signal (cmake -E env says so)
-    message(FATAL_ERROR "${cannot}: its import ended the process (killed by a signal)\n${err}")
+    set(problem "${cannot}: its import ended the process (killed by a signal)\n${err}")
   elseif(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${cannot}:\n${err}")
+    set(problem "${cannot}: ${err}")
   elseif(NOT registration MATCHES "registration[.]cmake$" OR NOT EXISTS "${registration}")
     # The kernel file ended the process with exit status 0 (os._exit in a
     # thread, say) before the step wrote what it registers.
-    message(FATAL_ERROR "${cannot}: the step ended (exit 0) without writing its registration: the file's "
-      "import ended the process\n${err}")
+    set(problem "${cannot}: the step ended (exit 0) without writing its registration: the file's import ended the "
+      "process\n${err}")
   endif()
+  set(${error} "${problem}" PARENT_SCOPE)
   set(${out} "${registration}" PARENT_SCOPE)
 endfunction()
 
@@ -596,8 +626,11 @@ endmacro()
 #   tileperf_add_kernel_tests(KERNEL softmax ARCHS sm_120 sm_90)
 #
 # Stops the configure step on unknown keywords, missing arguments, repeated
-# kernels or architectures, malformed names, and a kernel file whose
-# configurations cannot be listed.
+# kernels or architectures and malformed names. A kernel file whose
+# configurations cannot be listed (its import fails, exits or hangs) is a
+# configure warning with its first cause, and its tests
+# perf.<kernel>.unlisted.<arch> fail (bad input) with it; the other files'
+# tests are registered.
 function(tileperf_add_kernel_tests)
   _tileperf_parse(tileperf_add_kernel_tests ""
     "KERNEL;SOURCE;BASELINE_DIR;CHECKS_DIR" "CONFIGS;ARCHS;LABELS;PYTHONPATH;PLACEHOLDER_MODULES;BARE_PACKAGES"
@@ -619,7 +652,7 @@ function(tileperf_add_kernel_tests)
   _tileperf_add_toolchain_probe()
   _tileperf_add_run_start()
   set(compile_fixture "")
-  if(NOT _TILEPERF_MISSING)
+  if(NOT _TILEPERF_MISSING AND NOT tileperf_unlisted)
     if(pythonpath)
       set(pythonpath PYTHONPATH ${pythonpath})
     endif()
@@ -630,13 +663,13 @@ function(tileperf_add_kernel_tests)
   list(GET tileperf_tests 0 first)
   foreach(test IN LISTS tileperf_tests)
     cmake_parse_arguments(t "" "CONFIG;ARCH;BYTECODE;BASELINE" "" ${tileperf_test_${test}})
-    if(_TILEPERF_MISSING)
+    if(_TILEPERF_MISSING OR tileperf_unlisted)
       _tileperf_not_run_command(command "${test}" "${kernel}" "${t_CONFIG}")
     else()
       _tileperf_check_command(command "${test}")
     endif()
     add_test(NAME "${test}" COMMAND ${command})
-    if(NOT _TILEPERF_MISSING AND test STREQUAL first)  # numbered after the first perf test
+    if(NOT _TILEPERF_MISSING AND NOT tileperf_unlisted AND test STREQUAL first)  # numbered after the first perf test
       _tileperf_batch_compile(compile_fixture "${kernel}" "${tileperf_manifest}")
     endif()
     set_tests_properties("${test}" PROPERTIES LABELS "perf;${t_ARCH};${kernel};${arg_LABELS}"

@@ -5,7 +5,7 @@
 # tells the group's leader, which kills the group.
 #   interrupt.sh <tileperf> <fake tools folder> <bytecode> <work folder> INT|KILL
 tileperf=$1 tools=$2 bytecode=$3 work=$4 signal=$5
-FAKE_TILEIRAS_MODE=hang "$tileperf" check --kernel gelu --config f16_1024 --arch sm_100 \
+FAKE_TILEIRAS_MODE=hang TILEPERF_COMPILER_ENV=FAKE_TILEIRAS_MODE "$tileperf" check --kernel gelu --config f16_1024 --arch sm_100 \
   --bytecode "$bytecode" --work-dir "$work" --baseline "$work/none.json" \
   --tileiras "$tools/tileiras" --cuobjdump "$tools/cuobjdump" --timeout 30 &
 pid=$!

@@ -39,7 +39,7 @@ expect read_only "tileperf: error: $WORK/ro/gelu: cannot write: Read-only file s
   unshare -m sh -c "mount --bind '$WORK/ro' '$WORK/ro' && mount -o remount,bind,ro '$WORK/ro' && $(check_in "$WORK/ro/gelu")"
 
 mkdir -p "$WORK/full"
-expect disk_full "tileperf: error: $WORK/full/gelu/f16_1024.sm_120.cubin: tileiras cannot write: No space left on device" \
+expect disk_full "tileperf: error: $WORK/full/gelu/f16_1024.sm_120.cubin: cannot write: No space left on device" \
   unshare -m sh -c "mount -t tmpfs -o size=256k tmpfs '$WORK/full' && mkdir '$WORK/full/gelu' &&
     (dd if=/dev/zero of='$WORK/full/filler' bs=4k 2>/dev/null || true) && $(check_in "$WORK/full/gelu")"
 

@@ -48,6 +48,19 @@ install_example() {
   perf=$(ctest --test-dir "$build" -N -L perf | grep -c 'perf\.')
 }
 
+# varying_tests: a ctest regex of the example's configurations whose
+# compilation varies (their baselines record variants), or one that matches
+# none: the gate step runs them on every merge request, whatever else it picks.
+varying_tests() {
+  local file name names=()
+  while IFS= read -r file; do
+    file=${file#"$example/baselines/"}
+    name="perf.${file%%/*}.${file#*/}"
+    names+=("${name//./\\.}")
+  done < <(grep -l '"variants"' "$example"/baselines/*/*.json 2>/dev/null | grep -v '\.detail\.json$' | sed 's/\.json$//')
+  if [[ ${#names[@]} -eq 0 ]]; then echo '^$'; else (IFS='|'; echo "^(${names[*]})$"); fi
+}
+
 # run_gate [ctest options]: the example's perf tests pass against its baselines.
 run_gate() {
   if ! ctest --test-dir "$build" -L perf "$@" -j2 >"$WORK/last.log" 2>&1; then

@@ -53,7 +53,7 @@ step_install() {
 step_all() { run_gate; }
 
 step_gate() {
-  run_gate -R "$representative"
+  run_gate -R "$representative|$(varying_tests)"
   # The persistent batched GEMM's grid is each architecture's own SM count
   # (FlashInfer's launcher: min(NUM_SMS, tiles) programs); mm_bf16's is a
   # constant of the kernel, so sm_90 and sm_100 have bytecode of their own.

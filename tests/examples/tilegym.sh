@@ -8,7 +8,9 @@
 #   tilegym.sh gate      a representative part passes against the committed
 #                        baselines: softmax (TileGym's public op, autograd
 #                        Function and tuning cache) and the model kernels read
-#                        from TileGym's kernel inventory (Definitions, Workloads)
+#                        from TileGym's kernel inventory (Definitions, Workloads),
+#                        and every configuration whose compilation varies (its
+#                        baseline records variants: varying_tests in edits.sh)
 #   tilegym.sh all       every configuration passes (ctest --preset libraries)
 #   tilegym.sh edits     three edits of TileGym's own softmax module (a copy,
 #                        searched first), each judged as an edit of ours: an
@@ -35,7 +37,7 @@ step_install() {
   echo "$perf perf tests"
 }
 
-step_gate() { run_gate -R "$representative"; }
+step_gate() { run_gate -R "$representative|$(varying_tests)"; }
 step_all() { run_gate; }
 
 # edit <old> <new> <config.arch> <regex>: TileGym's softmax module edited, judged.

@@ -592,3 +592,23 @@ def test_a_launch_that_ends_its_process_is_its_configurations_own_error(tmp_path
     assert errors["d_killed"] == {"file": str(gate), "line": 0, "message": (
         "CONFIGS['d_killed'] for sm_90: the process exporting it was killed by signal 9")}
     assert errors["e_fine"] is None and exports[("e_fine", "sm_90")].bytecode.startswith(b"\x7fTileIR")
+
+
+def test_a_bare_packages_init_that_raises_is_named_with_its_first_cause(tmp_path, forget):
+    """`from lib import name` runs a bare package's __init__.py; an
+    AttributeError raised inside it (a dependency's missing attribute) is
+    reported as what it is, where it was raised, not as "cannot import name"."""
+    write(tmp_path / "baselib" / "__init__.py", "from baselib.tools import helper\nfrom baselib import utils\n")
+    write(tmp_path / "baselib" / "tools.py", "def helper():\n    return 1\n")
+    write(tmp_path / "baselib" / "utils.py", "import json\nPOOL = json.MemPool\n")
+    write(tmp_path / "baselib" / "kernels" / "k.py", "from baselib import helper\n")
+    gate = write(tmp_path / "gate.py", "import baselib.kernels.k\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "tileperf_dump.manifest", "--bare-package", "baselib", "--kernel", "gate",
+         "--work-dir", str(tmp_path / "work"), "--baseline-dir", str(tmp_path), "--archs", "sm_90", str(gate)],
+        capture_output=True, text=True, env={"PYTHONPATH": f"{TOP / 'tools'}:{tmp_path}"})
+    assert result.returncode == 2
+    first = result.stderr.splitlines()[0]
+    assert first == (f"{gate}: BarePackageInitError: {tmp_path / 'baselib' / '__init__.py'}, the __init__.py of "
+                     f"the bare package baselib (run for 'helper'), raised AttributeError: module 'json' has no "
+                     f"attribute 'MemPool' (raised at {tmp_path / 'baselib' / 'utils.py'}:2)"), first

@@ -25,6 +25,8 @@ STEP = dedent("""\
         if argv[:1] == ["sleep"]:
             open(argv[1], "w").write(str(os.getpid()))
             time.sleep(60)
+        if argv[:1] == ["kill"]:
+            os.kill(os.getpid(), 9)
         if argv[:1] == ["fail"]:
             print("failing", file=sys.stderr)
             return 3
@@ -85,6 +87,14 @@ def test_a_step_runs_in_the_server_as_in_its_own_process(shared):
     assert again.stdout.startswith(f"step ['fail'] {work} two ")
     # Two steps, two workers of one server: not the step's own process.
     assert first.stdout.split()[-2] != again.stdout.split()[-2]
+
+
+def test_a_step_killed_by_a_signal_kills_its_caller_with_it(shared):
+    # What waits for the step (CMake's manifest step, ctest) sees a signal,
+    # as it would had the step run in its own process.
+    killed = run(shared, "kill")
+    assert killed.returncode == -9, (killed.returncode, killed.stderr)
+    assert "delegated" not in killed.stdout
 
 
 def test_steps_run_side_by_side(shared):

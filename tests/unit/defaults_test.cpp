@@ -52,5 +52,5 @@ BOOST_AUTO_TEST_CASE(every_exit_code_is_listed_once_with_a_meaning) {
     BOOST_TEST(std::string(e.meaning) != "");
     seen += code;
   }
-  BOOST_TEST(seen == ",0,,1,,2,,3,,4,,5,,6,,7,,8,,9,,10,,77,");
+  BOOST_TEST(seen == ",0,,1,,2,,3,,4,,5,,6,,7,,8,,9,,10,,11,,77,");
 }

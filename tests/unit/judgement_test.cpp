@@ -224,3 +224,78 @@ BOOST_AUTO_TEST_CASE(an_error_carries_its_state_and_the_states_exit_code) {
     BOOST_TEST(e.code() == state_info(e.state()).exit_code);
   }
 }
+
+// A configuration whose compilation varies: its baseline records each
+// variant (a cubin and its metrics) and the bytecode they came from.
+BOOST_AUTO_TEST_CASE(a_varying_compilation_passes_on_a_known_variant_and_fails_on_a_new_one) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Metrics baseline = base_metrics();
+  baseline.bytecode = "b1";
+  baseline.cubin = "c1";
+  auto other = baseline.values;
+  other["sass.instructions"] = 1300;  // 30% more: past every limit
+  other["regs"] = 40;
+  baseline.variants.push_back({"c2", other});
+
+  Metrics first = base_metrics();
+  first.bytecode = "b1";
+  first.cubin = "c1";
+  Judgement a = judge(baseline, first, policy);
+  BOOST_TEST(state_name(a.state) == "pass");
+  BOOST_TEST((a.variant == 1 && a.variants == 2));
+
+  Metrics second = first;
+  second.cubin = "c2";
+  second.values = other;
+  Judgement b = judge(baseline, second, policy);
+  BOOST_TEST(state_name(b.state) == "pass");
+  BOOST_TEST(b.variant == 2);
+  BOOST_TEST(judgement_message(b) ==
+             "the compilation of this configuration varies: this is variant 2 of the 2 its baseline records");
+
+  // The same bytecode, a cubin no variant is, with metrics of its own: the compiler varies.
+  Metrics third = second;
+  third.cubin = "c3";
+  third.values["sass.instructions"] = 1600;
+  Judgement c = judge(baseline, third, policy);
+  BOOST_TEST(state_name(c.state) == "compiler varies");
+  BOOST_TEST(c.exit_code() == 11);
+  BOOST_TEST(judgement_message(c, "update") ==
+             "the compiler varies: the bytecode its 2 recorded variants were compiled from gave another cubin "
+             "(SHA-256 c3), whose metrics are none of theirs; against the nearest, variant 2: sass.instructions "
+             "1300 -> 1600; if it is another variant of the same code, record it with: "
+             "TILEPERF_RECORD_VARIANT=1 update");
+
+  // A new cubin whose metrics are exactly a variant's: that variant, as far as any metric goes.
+  Metrics same_metrics = second;
+  same_metrics.cubin = "c4";
+  BOOST_TEST(state_name(judge(baseline, same_metrics, policy).state) == "pass");
+
+  // Other bytecode: the code changed, judged against the nearest variant as usual.
+  Metrics edited = third;
+  edited.bytecode = "b2";
+  Judgement d = judge(baseline, edited, policy);
+  BOOST_TEST(state_name(d.state) == "regressed");
+  BOOST_TEST(d.compared_with == 2);
+
+  // A baseline without variants is judged as ever: a deterministic configuration gets no looser.
+  Metrics plain = base_metrics();
+  BOOST_TEST(state_name(judge(plain, second, policy).state) == "regressed");
+}
+
+BOOST_AUTO_TEST_CASE(a_baseline_keeps_what_was_compiled_only_where_it_varies) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Metrics m = base_metrics();
+  m.bytecode = "b1";
+  m.cubin = "c1";
+  BaselineTexts plain = baseline_texts("x/f16_1024.sm_120.json", m, policy);
+  BOOST_TEST(plain.main.find("compiled") == std::string::npos);
+  m.variants.push_back({"c2", m.values});
+  BaselineTexts varying = baseline_texts("x/f16_1024.sm_120.json", m, policy);
+  BOOST_TEST(varying.main.find("\"cubin\": \"c1\"") != std::string::npos);
+  Metrics back = parse_baseline("x/f16_1024.sm_120.json", varying.main,
+                                [&](const std::string&) { return std::optional<std::string>(varying.detail); });
+  BOOST_TEST(back.variants.size() == 1);
+  BOOST_TEST(back.variants[0].cubin == "c2");
+  BOOST_TEST(back.cubin == "c1");
+}

@@ -91,3 +91,25 @@ BOOST_AUTO_TEST_CASE(a_timeout_must_be_positive_and_finite) {
     BOOST_CHECK_THROW(sh("true", o), UsageError);
   }
 }
+
+BOOST_AUTO_TEST_CASE(a_fixed_layout_turns_the_randomisation_off_for_the_program) {
+  // /proc/self/personality: ADDR_NO_RANDOMIZE is 0x0040000.
+  ProcessOptions fixed;
+  fixed.fixed_layout = true;
+  auto r = sh("cat /proc/self/personality; grep 'Max stack size' /proc/self/limits", fixed);
+  BOOST_TEST(r.ok());
+  BOOST_TEST(r.layout_errno == 0);
+  BOOST_TEST(r.out.substr(0, 9) == "00040000\n");
+  BOOST_TEST(r.out.find(" 8388608 ") != std::string::npos);
+  auto plain = sh("cat /proc/self/personality");
+  BOOST_TEST(plain.out == "00000000\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_cleared_environment_holds_only_what_is_set) {
+  ProcessOptions o;
+  o.clear_env = true;
+  o.set_env["ONLY"] = "this";
+  o.program = "/usr/bin/env";
+  auto r = run_process({"env"}, o);
+  BOOST_TEST(r.out == "ONLY=this\n");
+}

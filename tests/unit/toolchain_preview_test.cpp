@@ -3,12 +3,16 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "diffs.h"
 #include "fixtures.h"
+#include "metrics/variance.h"
 #include "report/toolchain_preview.h"
 #include "results/run_record.h"
+#include "support/text.h"
 
 using namespace tileperf;
 
@@ -138,4 +142,27 @@ BOOST_AUTO_TEST_CASE(the_update_command_is_the_one_the_run_record_keeps) {
   for (const auto& dir : {results, (folder.root / "build").string(), results + "/gelu"}) {
     BOOST_TEST(recorded_update_command({"/nonexistent/tileperf", dir}) == "cmake --build /b --target update_baselines");
   }
+}
+
+// A bump's preview lists the configurations whose compilation varies under
+// the new toolchain, from what `tileperf variance` measured for the run, or
+// says how to measure it.
+BOOST_AUTO_TEST_CASE(the_preview_says_which_compilations_vary) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / fmt::format("tileperf-preview-variance-{}", ::getpid());
+  fs::create_directories(dir);
+  std::string file = (dir / "variance.json").string();
+  BOOST_TEST(variance_summary(file, "build/tileperf/run.json") ==
+             "whether a compilation varies under this toolchain is not measured for this run: tileperf variance "
+             "--run-file build/tileperf/run.json (then this preview lists what varies)\n");
+  write_file_atomic(file, R"json({"format": "tileperf-variance/1", "configurations": [
+    {"test": "perf.a.b.sm_100", "variants": [{"runs_randomized": 8, "runs_fixed": 11}, {"runs_randomized": 3, "runs_fixed": 0}],
+     "differing": ["loop.main.loads 208 / 287 (+38.0%)"]},
+    {"test": "perf.a.c.sm_100", "variants": [{"runs_randomized": 11, "runs_fixed": 11}]}]})json");
+  BOOST_TEST(variance_summary(file, "run.json") ==
+             "compilations that vary under this toolchain (" + file +
+                 "): 1 of 2 configuration(s)\n"
+                 "  perf.a.b.sm_100: 2 variants (runs with the randomisation on+off: 8+11, 3+0); loop.main.loads 208 / "
+                 "287 (+38.0%)\n");
+  fs::remove_all(dir);
 }

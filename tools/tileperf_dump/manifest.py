@@ -41,8 +41,8 @@ from tileperf_dump.defaults import BYTECODE_VERSION
 from tileperf_dump.files import write_atomic, write_json
 from tileperf_dump.guards import ProcessExit, exits_raised
 from tileperf_dump.loading import load_kernel_module
-from tileperf_dump.placeholders import (PlaceholderError, covered, derives_from_placeholder, describe,
-                                        is_placeholder)
+from tileperf_dump.placeholders import (BarePackageInitError, PlaceholderError, covered, derives_from_placeholder,
+                                        describe, is_placeholder)
 
 def _library_folders(bare: list[str]) -> list[Path]:
     """The folders of the bare packages: the library under watch, even where
@@ -95,7 +95,10 @@ def _placeholders_on_line(frame, lineno: int) -> list[str]:
 def raised_at(error: BaseException, bare: list[str] = ()) -> str:
     """' (raised at mylib/kernels/gemm.py:12)': the last frame of the
     project's own code or of the library's; when the line uses placeholders
-    and the error is not a placeholder's own, which ones."""
+    and the error is not a placeholder's own, which ones. Of a bare
+    package's ``__init__.py`` that raised, where its first cause was."""
+    if isinstance(error, BarePackageInitError) and error.__cause__ is not None:
+        return raised_at(error.__cause__, bare)
     frames = _project_frames(error, list(bare))
     if not frames:
         return ""

@@ -246,6 +246,10 @@ def is_placeholder(value) -> bool:
 
 # Bare packages: a library's kernel modules without its package __init__ chain.
 
+class BarePackageInitError(ImportError):
+    """A bare package's ``__init__.py``, run for a name it defines, raised."""
+
+
 class BarePackage(types.ModuleType):
     """A package imported without running its ``__init__.py``: a namespace
     whose submodules import from its folder. Its ``__init__.py`` runs only
@@ -262,7 +266,7 @@ class BarePackage(types.ModuleType):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}: it is a "
                                  f"bare package here (its __init__.py is run only for a name "
                                  f"that is not a submodule)")
-        self._tileperf_run_init()
+        self._tileperf_run_init(name)
         try:
             return self.__dict__[name]
         except KeyError:
@@ -273,13 +277,22 @@ class BarePackage(types.ModuleType):
         return any((Path(folder) / name).is_dir() or (Path(folder) / f"{name}.py").is_file()
                    for folder in self.__dict__.get("__path__", []))
 
-    def _tileperf_run_init(self) -> None:
-        """Runs the package's ``__init__.py`` in its namespace, once."""
+    def _tileperf_run_init(self, name: str) -> None:
+        """Runs the package's ``__init__.py`` in its namespace, once (asked
+        for ``name``). What it raises is raised as an ImportError that says
+        so, with the error as its cause: an AttributeError raised inside it
+        would otherwise reach ``from package import name`` as "cannot import
+        name", hiding the first cause."""
         self.__dict__["_tileperf_ran"] = True
         origin = self.__dict__.get("__file__")
         if origin and Path(origin).is_file():
             code = compile(Path(origin).read_text(), origin, "exec")
-            exec(code, self.__dict__)
+            try:
+                exec(code, self.__dict__)
+            except Exception as e:
+                raise BarePackageInitError(
+                    f"{origin}, the __init__.py of the bare package {self.__name__} (run for {name!r}), raised "
+                    f"{type(e).__name__}: {e}", name=self.__name__, path=origin) from e
 
 
 class _BareFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -98,18 +98,27 @@ def _installed_roots() -> list[Path]:
     return [Path(r).resolve() for r in roots if r]
 
 
+def _prefixes(roots) -> tuple[str, ...]:
+    """The folders of ``roots`` as path prefixes, as given and resolved."""
+    return tuple({str(r).rstrip(os.sep) + os.sep for r in roots} |
+                 {os.path.realpath(r).rstrip(os.sep) + os.sep for r in roots})
+
+
+def _inside(file: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether ``file`` lies in a folder of ``prefixes``: by its path as the
+    module has it (most do), else resolved."""
+    return file.startswith(prefixes) or os.path.realpath(file).startswith(prefixes)
+
+
 def _project_files() -> list[Path]:
     """Python files imported so far from outside the interpreter's and the
     installed packages' folders: the kernel file, its helpers, tileperf_dump."""
-    roots = _installed_roots()
+    prefixes = _prefixes(_installed_roots())
     files = set()
     for module in list(sys.modules.values()):
         name = getattr(module, "__file__", None)
-        if not name or not name.endswith(".py"):
-            continue
-        path = Path(name).resolve()
-        if not any(path.is_relative_to(r) for r in roots):
-            files.add(path)
+        if name and name.endswith(".py") and not _inside(name, prefixes):
+            files.add(Path(name).resolve())
     return sorted(files)
 
 
@@ -127,12 +136,10 @@ def _distributions() -> dict[str, str]:
     imported from the installed packages' folders: a library's release, and
     cuTile's, torch's and pytest's."""
     from importlib import metadata
-    roots = [Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")]
-    tops = set()
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if file and any(Path(file).resolve().is_relative_to(r) for r in roots):
-            tops.add(name.partition(".")[0])
+    prefixes = _prefixes([sysconfig.get_path(k) for k in ("purelib", "platlib")])
+    tops = {name.partition(".")[0] for name, module in list(sys.modules.items())
+            if name.partition(".")[0] not in sys.stdlib_module_names
+            and _inside(getattr(module, "__file__", None) or "", prefixes)}
     owners = metadata.packages_distributions()
     out = {}
     for top in tops:
@@ -396,6 +403,8 @@ def _batch(path: Path, jobs: int, run_file: Path | None = None, argv: list[str] 
         preload()
     except Exception:  # noqa: BLE001 - each export then says what is wrong itself
         pass
+    import gc
+    gc.freeze()  # what is loaded stays: no forked export walks it when it collects
     running: dict[int, tuple[dict, Path, float]] = {}
     failed = 0
 

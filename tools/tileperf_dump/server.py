@@ -12,7 +12,7 @@ socket's lock (``$TMPDIR/tileperf-export-NAME.log``). Each step (the manifest
 step of configure, ``run_dump.py`` for the dump batch and a kernel's dump
 test) connects to it through a Unix socket in the abstract namespace, named
 after what decides the Python it would start (the interpreter, tileperf_dump's
-folder, PYTHONPATH, cuTile's and torch's environment variables), hands it
+folder, PYTHONPATH, cuTile's environment variables), hands it
 its module, arguments, environment, working directory, ``sys.path`` and
 standard streams, and waits for its exit code. The server forks a worker per
 request with all of that applied, so that steps run side by side (``ctest
@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import argparse
 import array
+import functools
+import gc
 import hashlib
 import importlib
 import json
@@ -47,7 +49,10 @@ from pathlib import Path
 PROTOCOL = "tileperf-export/1"
 IDLE = 300  # seconds
 START_WAIT = 120  # seconds a step waits for a server it started to answer
-ENV_PREFIXES = ("CUDA_TILE", "TORCH", "PYTORCH", "CUDA_VISIBLE")
+# The environment variables a server's imports read (cuTile's), part of its
+# name; not torch's, which a library may set as it is imported
+# (TORCHINDUCTOR_CACHE_DIR) and fake tensors do not read.
+ENV_PREFIXES = ("CUDA_TILE",)
 
 
 def enabled() -> bool:
@@ -56,9 +61,11 @@ def enabled() -> bool:
         not os.environ.get("TILEPERF_IN_EXPORT_SERVER")
 
 
+@functools.lru_cache(maxsize=None)
 def server_name() -> str:
     """The name of the server a step of this Python would use: what decides
-    the modules the server imports once for every step."""
+    the modules the server imports once for every step (computed once per
+    process, before what a kernel file's import sets)."""
     key = {"python": sys.executable, "tileperf_dump": str(Path(__file__).resolve().parent),
            "pythonpath": os.environ.get("PYTHONPATH", ""),
            "env": sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIXES))}
@@ -114,8 +121,9 @@ def _start(name: str) -> None:
 
 
 def _ask(name: str, request: dict) -> int | None:
-    """The exit code of ``request`` run by the server; None when no server
-    took it (none could be reached or started, or it was going away)."""
+    """The exit code of ``request`` run by the server (minus the signal that
+    killed its worker, if one did); None when no server took it (none could
+    be reached or started, or it was going away)."""
     sock = _connect(name)
     if sock is None:
         _start(name)
@@ -133,6 +141,8 @@ def _ask(name: str, request: dict) -> int | None:
             return None
     if not answer or "exit" not in answer:
         return None  # going away (a file it imported changed), or it died
+    if answer.get("signal"):
+        return -int(answer["signal"])
     return int(answer["exit"])
 
 
@@ -175,8 +185,22 @@ def delegate(module: str, argv: list[str]) -> int | None:
     for _ in range(2):  # a stale server goes away: the second asks a fresh one
         code = _ask(name, request)
         if code is not None:
+            if code < 0:  # the worker was killed by a signal: so is this step,
+                _end_by_signal(-code)  # as it would have been running here
             return code
     return None
+
+
+def _end_by_signal(number: int) -> None:
+    """Ends this process by signal ``number`` (its default action), so that
+    whoever waits for it sees what it would have seen had the step run here."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if number not in (signal.SIGKILL, signal.SIGSTOP):  # those have no handler to reset
+        signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
+    time.sleep(1)  # a signal whose default is to stop or to be ignored
+    os._exit(128 + number)
 
 
 # --- the server's side -----------------------------------------------------
@@ -195,6 +219,10 @@ def _preload() -> None:
     if "torch" in sys.modules:
         from tileperf_dump.fake_gpu import warm
         warm()
+    # What is loaded stays: the garbage collector of each worker (pytest
+    # collects twice as it ends) need not walk torch's objects, and forked
+    # workers leave their pages shared.
+    gc.freeze()
 
 
 def _snapshot() -> dict[str, tuple[int, int]]:
@@ -286,7 +314,7 @@ def _handle(conn: socket.socket, request: dict, fds: list[int]) -> None:
             _, status = os.waitpid(pid, 0)
             code = os.waitstatus_to_exitcode(status)
             try:
-                _send(conn, {"exit": code if code >= 0 else 128 - code})
+                _send(conn, {"exit": code if code >= 0 else 128 - code, "signal": max(0, -code)})
             except OSError:
                 pass
             return

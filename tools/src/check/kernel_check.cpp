@@ -32,6 +32,7 @@
 #include "support/text.h"
 #include "support/work_paths.h"
 #include "toolchain/cache.h"
+#include "toolchain/cache_paths.h"
 #include "toolchain/toolchain.h"
 #include "toolchain/toolchain_record.h"
 
@@ -140,20 +141,32 @@ std::map<std::string, std::string> signature_of(const nlohmann::json& dump, cons
 
 // What the tools make of the bytecode: from the result cache when it holds
 // this compilation, else from the tools (and then stored).
-ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const nlohmann::json& dump, const std::string& cubin,
-                         const std::string& remarks, TestResult& result) {
+ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const CompileSetup& setup, const nlohmann::json& dump,
+                         const std::string& cubin, const std::string& remarks, TestResult& result) {
   ResultCache cache(o.cache_dir);
   auto artifacts = artifact_paths(o.prefix());
   CacheKey key;
   if (cache.enabled()) {
-    key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags});
+    key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags, setup.process});
     if (cache.fetch(key, artifacts)) {
       result.cache = "hit";
+      if (setup.process != "fixed") {
+        result.notes.push_back(
+            "the cached compilation was made with tileiras's address-space randomisation on, "
+            "as this platform runs it: " +
+            compile_process_text(setup.process));
+      }
       return saved_tool_outputs(o.prefix(), remarks);
     }
   }
   auto compiled = compile_bytecode(o.tc, o.bytecode, o.id.arch, cubin, remarks);
   result.seconds["compile"] = compiled.seconds;
+  if (compiled.process.rfind("randomized", 0) == 0) {
+    result.notes.push_back(
+        fmt::format("tileiras ran with {}: a configuration whose compilation varies can give "
+                    "another of its variants here",
+                    compile_process_text(compiled.process)));
+  }
   ToolOutputs outputs = run_tool_outputs(o.tc, cubin, o.bytecode, remarks, o.prefix());
   cache.store(key, artifacts);
   result.cache = cache.enabled() ? "miss" : "off";
@@ -193,9 +206,9 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   }
   Metrics m;
   m.id = o.id;
-  CompileSetup setup = compile_setup(tools, dump, o.id.arch);
-  m.toolchain = std::move(setup.toolchain);
-  m.flags = std::move(setup.flags);
+  CompileSetup setup = compile_setup(tools, dump, o.id.arch, o.tc);
+  m.toolchain = setup.toolchain;
+  m.flags = setup.flags;
   m.signature = signature_of(dump, o.dump_info);
   m.generator = std::string("tileperf ") + TILEPERF_VERSION;
 
@@ -204,20 +217,25 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   std::string remarks = prefixed_file(o.prefix(), FileKind::kRemarks);
   result.seconds["dump"] = dump.value("seconds", 0.0);
   auto t = Clock::now();
-  ToolOutputs outputs = tool_outputs(o, m, dump, cubin, remarks, result);
+  ToolOutputs outputs = tool_outputs(o, m, setup, dump, cubin, remarks, result);
   auto problem = problem_from_record(dump, o.dump_info);
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr, true);
   result.launch = describe_launch(measured.launch);
   write_file_atomic(prefixed_file(o.prefix(), FileKind::kTimeline), timeline_record(measured).dump(1) + "\n",
                     Durability::kRenamed);
   m.values = std::move(measured.values);
-  result.notes = std::move(measured.notes);
+  result.notes.insert(result.notes.begin(), measured.notes.begin(), measured.notes.end());
   seen.loops = std::move(measured.loops);
   m.lines = std::move(measured.lines.counts);
   seen.line_paths = std::move(measured.lines.paths);
-  // A cubin from the cache may name the kernel folder of the clone that
-  // compiled it: the lines shown are this clone's.
+  // The cubin's line tables name the fixed folders tileiras was shown
+  // (compile_bytecode): the lines shown are this clone's.
+  BytecodePaths compiled = bytecode_paths(read_file(o.bytecode));
+  const std::vector<std::string>& roots = compiled.roots;
+  m.bytecode = compiled.identity;
+  m.cubin = sha256_hex(read_file(cubin));
   for (auto& [name, path] : seen.line_paths) {
+    path = moved_roots(path, fixed_roots(roots.size()), roots);
     fs::path here = fs::path(source_dir(dump)) / name;
     if (!source_dir(dump).empty() && fs::exists(here)) path = here.string();
   }
@@ -240,6 +258,62 @@ std::string toolchain_text(const Metrics& m) {
 
 }  // namespace
 
+namespace {
+
+bool record_variant_requested() {
+  const char* v = std::getenv("TILEPERF_RECORD_VARIANT");
+  return v && *v && std::string(v) != "0";
+}
+
+// Update mode for a baseline that records what was compiled (a
+// configuration whose compilation varies), or when a new variant is to be
+// recorded: nullopt when the usual update applies (other bytecode: the code
+// changed, and the old variants with it). A known variant whose metrics
+// moved (tileperf measures otherwise) is rewritten in place; a new cubin of
+// the same bytecode is recorded only when asked (TILEPERF_RECORD_VARIANT=1),
+// else the state is compiler varies and nothing is written.
+std::optional<int> update_variants(const CheckOptions& o, const Policy& policy, Metrics& old, const Metrics& current,
+                                   TestResult& result) {
+  bool asked = record_variant_requested();
+  if (old.bytecode.empty() && !asked) return std::nullopt;
+  if (!old.bytecode.empty() && old.bytecode != current.bytecode) return std::nullopt;
+  if (old.toolchain != current.toolchain || old.flags != current.flags || old.signature != current.signature) {
+    return std::nullopt;
+  }
+  old.bytecode = current.bytecode;
+  if (old.cubin.empty() && old.values == current.values) old.cubin = current.cubin;  // it is the baseline's own
+  std::vector<Metrics> known = known_variants(old);
+  for (std::size_t k = 0; k < known.size(); ++k) {
+    if (known[k].cubin != current.cubin) continue;
+    if (k == 0) old.values = current.values, old.lines = current.lines, old.line_text = current.line_text;
+    if (k > 0) old.variants[k - 1].values = current.values;
+    if (baseline_is(o.baseline, old, policy)) {
+      result.state = State::kUnchanged;
+    } else {
+      result.state = State::kUpdated;
+      result.message = fmt::format("variant {} of {} of this varying compilation written", k + 1, known.size());
+      write_baseline(o.baseline, old, policy);
+    }
+    return kExitOk;
+  }
+  if (!asked) {
+    result.state = State::kCompilerVaries;
+    result.message = fmt::format(
+        "the compiler varies: the bytecode of the baseline's {} recorded variants gave another cubin "
+        "(SHA-256 {}); nothing written; to record it as one more variant: TILEPERF_RECORD_VARIANT=1 {}",
+        known.size(), current.cubin.substr(0, 16), o.update_command);
+    return state_info(result.state).exit_code;
+  }
+  old.variants.push_back({current.cubin, current.values});
+  result.state = State::kUpdated;
+  result.message = fmt::format("recorded a new variant of this compilation: {} of {} (cubin SHA-256 {})",
+                               known.size() + 1, known.size() + 1, current.cubin.substr(0, 16));
+  write_baseline(o.baseline, old, policy);
+  return kExitOk;
+}
+
+}  // namespace
+
 // Update mode: rewrite the baseline unless nothing at all changed (then the
 // file stays byte-identical). The verdicts of what moved are kept for the
 // review of the update (a toolchain bump, say): regressed, improved, ok.
@@ -248,6 +322,7 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
   current.generator = fmt::format("tileperf {} update_baselines", TILEPERF_VERSION);
   if (fs::exists(o.baseline)) {
     Metrics old = read_baseline(o.baseline);
+    if (auto code = update_variants(o, policy, old, current, result)) return *code;
     Comparison c = compare_metrics(old, current, policy);
     // Unchanged only when every metric is: a metric that appears or goes
     // away with the value 0 is a change too.
@@ -268,6 +343,10 @@ int update_baseline(const CheckOptions& o, const Policy& policy, Metrics current
     }
     if (auto changes = signature_changes(old, current); !changes.empty()) {
       result.message += fmt::format("; signature changed: {}", fmt::join(changes, "; "));
+    }
+    if (!old.variants.empty()) {
+      result.message +=
+          fmt::format("; the {} variants recorded for the old bytecode are dropped", old.variants.size() + 1);
     }
     report = format_diff_table(c.diffs, o.verbose);
   } else {
@@ -331,7 +410,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
     result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
     report += format_line_moves(result.lines);
   }
-  if (c.state == State::kRegressed || j.state == State::kSignatureChanged) {
+  if (c.state == State::kRegressed || j.state == State::kSignatureChanged || j.state == State::kCompilerVaries) {
     report += fmt::format("  listing: {}\n", o.shown_path(prefixed_file(o.prefix(), FileKind::kSass)));
   }
   return j.exit_code();

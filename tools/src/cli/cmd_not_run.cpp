@@ -1,7 +1,9 @@
 // tileperf not-run: the command of a perf test that cannot run (a tool was
-// missing when the project was configured). It says why, leaves a result
-// file that summaries count, and ends as skipped (77, CTest: Not Run), or
-// as not run (8, a failure) where every test must run.
+// missing when the project was configured, or its kernel file could not be
+// listed). It says why, leaves a result file that summaries count, and ends
+// as skipped (77, CTest: Not Run), or as not run (8, a failure) where every
+// test must run; a kernel file that could not be listed ends as bad input
+// (2, --bad-input).
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -27,7 +29,7 @@ int run_not_run(const Args& args) {
                "not-run");
   TestResult r;
   std::string work_dir, test, run_file;
-  bool require = false;
+  bool require = false, bad_input = false;
   auto* by_test = app.add_option("--test", test,
                                  "the perf test perf.<kernel>.<config>.<arch> of the run of --run-file, whose "
                                  "work folder holds the result");
@@ -39,6 +41,9 @@ int run_not_run(const Args& args) {
   }
   app.add_option("--reason", r.message, "why the test cannot run")->required();
   app.add_flag("--require-run", require, "every test must run: not running fails (also when the run's record says so)");
+  app.add_flag("--bad-input", bad_input,
+               "the test cannot run because its input is bad (a kernel file that could not "
+               "be listed): it fails as bad input");
   app.add_option("--run-file", run_file, "the record of `tileperf run-start`: the result is stamped with its run id");
   if (parse_args(app, args)) return kExitOk;
   auto record = run_file.empty() ? std::nullopt : read_run_record(run_file);
@@ -57,13 +62,13 @@ int run_not_run(const Args& args) {
   validate_test_id(r.id);
   if (record) r.run = record->id;
   require = require || every_test_must_run() || (record && record->require_run);
-  r.state = require ? State::kNotRun : State::kSkipped;
-  r.exit_code = require ? kExitNotRun : kExitSkipped;
+  r.state = bad_input ? State::kBadInput : require ? State::kNotRun : State::kSkipped;
+  r.exit_code = bad_input ? kExitBadInput : require ? kExitNotRun : kExitSkipped;
   std::filesystem::create_directories(work_dir);
   write_file_atomic(prefixed_file(test_prefix(work_dir, r.id.config, r.id.arch), FileKind::kResult),
                     to_json(r).dump(2) + "\n");
   fmt::print("{}: {}: {}{}\n", r.id.name(), state_name(r.state), r.message,
-             require ? " (every test must run here: CI is set or --require-run was given)" : "");
+             require && !bad_input ? " (every test must run here: CI is set or --require-run was given)" : "");
   return r.exit_code;
 }
 

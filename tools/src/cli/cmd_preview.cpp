@@ -4,11 +4,13 @@
 // metric and writes every test's detail as Markdown a merge request can hold.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "metrics/variance.h"
 #include "support/error.h"
 #include "report/toolchain_preview.h"
 #include "results/run_record.h"
@@ -49,8 +51,18 @@ int run_preview(const Args& args) {
     fmt::print("no test ended toolchain changed: nothing to preview ({} result(s))\n", results.size());
     return kExitOk;
   }
-  std::cout << preview_text(p, update_command, max_metrics);
-  if (!markdown.empty()) write_file_atomic(markdown, preview_markdown(p, update_command, max_chars));
+  // Which configurations' compilations vary under the new toolchain: what
+  // `tileperf variance` measured for this run (its default folder), or how to.
+  std::string varies;
+  for (const auto& dir : dirs) {
+    namespace fs = std::filesystem;
+    varies += variance_summary((fs::path(dir) / "variance" / "variance.json").string(),
+                               (fs::path(dir) / "run.json").string());
+  }
+  std::cout << preview_text(p, update_command, max_metrics) << varies;
+  if (!markdown.empty()) {
+    write_file_atomic(markdown, preview_markdown(p, update_command, max_chars) + "\n```\n" + varies + "```\n");
+  }
   return p.regressed ? kExitRegression : kExitOk;
 }
 

@@ -31,6 +31,7 @@ int run_bisect(const Args& args);
 int run_batch(const Args& args);
 int run_dump(const Args& args);
 int run_states(const Args& args);
+int run_variance(const Args& args);
 
 // Parses `args` with `app`; --help prints usage and returns true (caller
 // exits 0); bad arguments throw UsageError.

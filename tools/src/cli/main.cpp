@@ -43,6 +43,7 @@ const Subcommand kSubcommands[] = {
     {"report", "merge results (of one run or its shards) into JSON, Markdown and HTML", run_report},
     {"history", "each metric's values over the baselines' git log: changes, bumps, tuning, drift", run_history},
     {"bisect", "the first commit that moved one test's metric or verdict, built in a worktree of its own", run_bisect},
+    {"variance", "compile every configuration N times: which vary, how, and with the randomisation off", run_variance},
     {"states", "the states a test ends in, with exit codes and CTest's result, as a Markdown table", run_states},
 };
 

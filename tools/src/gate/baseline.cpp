@@ -21,6 +21,10 @@ struct Split {
 
 Split split_detail(const Metrics& m, const Policy& policy) {
   Split out{m, nullptr};
+  if (m.variants.empty()) {  // what was compiled is kept only where the compilation varies
+    out.main.bytecode.clear();
+    out.main.cubin.clear();
+  }
   out.main.values.clear();
   out.main.lines.clear();
   out.main.line_text.clear();

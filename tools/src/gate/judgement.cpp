@@ -1,6 +1,7 @@
 #include "gate/judgement.h"
 
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -67,9 +68,57 @@ std::string trade_off(const Comparison& c) {
                      more ? fmt::format(" (and {} more)", more) : std::string());
 }
 
+Judgement judge_one(const Metrics& baseline, const Metrics& current, const Policy& policy, JudgeOptions options);
+
+// How far a judgement is from a pass, to pick the nearest variant.
+std::pair<int, std::size_t> distance(const Judgement& j) {
+  int rank = j.compared == State::kPass        ? 0
+             : j.compared == State::kImproved  ? 1
+             : j.compared == State::kStale     ? 2
+             : j.compared == State::kRegressed ? 3
+                                               : 4;
+  return {rank, j.comparison.with_verdict(Verdict::kRegressed).size() + j.comparison.broken.size() +
+                    static_cast<std::size_t>(j.comparison.changed())};
+}
+
+Judgement judge_variants(const Metrics& baseline, const Metrics& current, const Policy& policy, JudgeOptions options) {
+  std::vector<Metrics> known = known_variants(baseline);
+  for (std::size_t k = 0; k < known.size(); ++k) {
+    if (current.cubin.empty() || known[k].cubin != current.cubin) continue;
+    Judgement j = judge_one(known[k], current, policy, options);
+    j.variants = known.size();
+    j.variant = j.compared_with = k + 1;
+    return j;
+  }
+  std::optional<Judgement> best;
+  for (std::size_t k = 0; k < known.size(); ++k) {
+    Judgement j = judge_one(known[k], current, policy, options);
+    j.compared_with = k + 1;
+    if (!best || distance(j) < distance(*best)) best = std::move(j);
+  }
+  Judgement j = std::move(*best);
+  j.variants = known.size();
+  const Metrics& nearest = known[j.compared_with - 1];
+  bool same_input = !current.bytecode.empty() && current.bytecode == baseline.bytecode && !current.cubin.empty();
+  if (same_input && nearest.values != current.values && j.change == SignatureChange::kNone) {
+    j.compared = State::kCompilerVaries;
+    j.new_cubin = current.cubin;
+    j.trade_off.clear();
+    if (j.toolchain.empty()) j.state = State::kCompilerVaries;
+  }
+  return j;
+}
+
 }  // namespace
 
 Judgement judge(const Metrics& baseline, const Metrics& current, const Policy& policy, JudgeOptions options) {
+  if (!baseline.variants.empty()) return judge_variants(baseline, current, policy, options);
+  return judge_one(baseline, current, policy, options);
+}
+
+namespace {
+
+Judgement judge_one(const Metrics& baseline, const Metrics& current, const Policy& policy, JudgeOptions options) {
   Judgement j;
   j.comparison = compare_metrics(baseline, current, policy, options.exact);
   j.signature = signature_changes(baseline, current);
@@ -93,6 +142,8 @@ Judgement judge(const Metrics& baseline, const Metrics& current, const Policy& p
   if (j.state == State::kRegressed && !j.tuning()) j.trade_off = trade_off(j.comparison);
   return j;
 }
+
+}  // namespace
 
 std::string launch_moves(const Comparison& c) {
   bool cost = false;
@@ -146,19 +197,50 @@ std::string judgement_message(const Judgement& j, const std::string& command) {
     if (!c.broken.empty()) what.push_back(fmt::format("{} invariant(s) broken", c.broken.size()));
     over = fmt::format("{}{}{}", j.trade_off.empty() ? "" : j.trade_off + ": ", tuned, fmt::join(what, ", "));
   }
+  // Which of a varying compilation's variants this is, leading every message.
+  std::string variant = j.variants == 0 ? ""
+                        : j.variant > 0 ? fmt::format(
+                                              "the compilation of this configuration varies: this is variant {} "
+                                              "of the {} its baseline records; ",
+                                              j.variant, j.variants)
+                                        : fmt::format(
+                                              "the compilation of this configuration varies ({} variants "
+                                              "recorded), compared with the nearest, variant {}; ",
+                                              j.variants, j.compared_with);
   switch (j.state) {
+    case State::kCompilerVaries: {
+      std::vector<std::string> moved;
+      for (const auto& d : c.diffs) {
+        if (d.change != Change::kUnchanged && moved.size() < 4) {
+          moved.push_back(fmt::format("{} {} -> {}", d.name, d.baseline, d.current));
+        }
+      }
+      std::size_t more = static_cast<std::size_t>(c.changed()) - std::min<std::size_t>(moved.size(), c.changed());
+      std::string text = fmt::format(
+          "the compiler varies: the bytecode its {} recorded variants were compiled from gave another cubin "
+          "(SHA-256 {}), whose metrics are none of theirs; against the nearest, variant {}: {}{}",
+          j.variants, j.new_cubin.substr(0, 16), j.compared_with, fmt::join(moved, ", "),
+          more ? fmt::format(" (and {} more)", more) : std::string());
+      return command.empty() ? text
+                             : fmt::format(
+                                   "{}; if it is another variant of the same code, record it with: "
+                                   "TILEPERF_RECORD_VARIANT=1 {}",
+                                   text, command);
+    }
     case State::kSignatureChanged:
       return with(fmt::format("the configuration exports another kernel than the baseline's ({}){}",
                               fmt::join(j.signature, "; "), over.empty() ? "" : "; " + over),
                   "if intended, update with");
     case State::kRegressed:
-      return with(over, "if intended, accept with");
+      return with(variant + over, "if intended, accept with");
     case State::kStale:
-      return with(tuned + "improved beyond tolerance, and strict mode fails on a stale baseline", "tighten it with");
+      return with(variant + tuned + "improved beyond tolerance, and strict mode fails on a stale baseline",
+                  "tighten it with");
     case State::kImproved:
-      return with(tuned + "improved beyond tolerance", "tighten the baseline with");
+      return with(variant + tuned + "improved beyond tolerance", "tighten the baseline with");
     default:
-      return j.tuning() ? with(tuned + "within its limit", "record the tuned configuration with") : "";
+      if (j.tuning()) return with(variant + tuned + "within its limit", "record the tuned configuration with");
+      return variant.empty() ? "" : variant.substr(0, variant.size() - 2);
   }
 }
 

@@ -52,10 +52,23 @@ struct Judgement {
   // 1840000) while sass.instructions +45.0%, loop.main.ii +93.0%". Empty
   // otherwise.
   std::string trade_off;
+  // A baseline that records several variants of its compilation (a
+  // configuration whose compilation varies): how many, the one the current
+  // cubin is (0: none), and the one it was compared with (the nearest, when
+  // it is none of them).
+  std::size_t variants = 0, variant = 0, compared_with = 0;
+  std::string new_cubin;  // compiler varies: the unknown cubin's SHA-256
   bool tuning() const { return change == SignatureChange::kTuning && compared != State::kSignatureChanged; }
   int exit_code() const { return state_info(state).exit_code; }
 };
 
+// A baseline with variants (Metrics::variants): the current cubin, when it is
+// one of them, is judged against that one's metrics; otherwise against the
+// nearest (the best state, then the fewest metrics past their limit). A
+// cubin that is none of them, compiled from the very bytecode the variants
+// were recorded for, is the compiler varying (compiler varies), unless its
+// metrics are exactly those of one of them; from other bytecode, a change
+// judged as usual. A baseline without variants is judged as it always was.
 Judgement judge(const Metrics& baseline, const Metrics& current, const Policy& policy, JudgeOptions options = {});
 
 // Why the judgement ends in its state, as one line ("" for a pass that

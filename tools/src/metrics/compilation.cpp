@@ -50,8 +50,10 @@ std::string source_dir(const nlohmann::json& dump) {
   return source.empty() ? "" : fs::path(source).parent_path().string();
 }
 
-CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& dump, const std::string& arch) {
+CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& dump, const std::string& arch,
+                           const Toolchain& tc) {
   CompileSetup s;
+  s.process = tools.process_key(tc);
   // cuobjdump --dump-sass runs nvdisasm: its release shapes the listing too.
   for (const auto& [name, tool] : tools.tools) s.toolchain[name] = tool.version;
   s.toolchain["cuda_tile"] = dump.value("cuda_tile", "unknown");
@@ -65,8 +67,12 @@ CacheKey compile_key(const std::string& bytecode, const nlohmann::json&, const s
                      const CompileSetup& setup) {
   // The listing comes from nvdisasm run directly, the TileIR from
   // tileirdisasm: their arguments decide them too.
-  std::string flags = setup.flags.dump() + fmt::format(" nvdisasm {} tileirdisasm {}", fmt::join(kNvdisasmArgs, " "),
-                                                       fmt::join(kTileirdisasmArgs, " "));
+  // How tileiras's process ran, and the fixed folders it was shown
+  // (fixed_roots: the cubin's line tables name them), too.
+  std::string flags =
+      setup.flags.dump() + fmt::format(" nvdisasm {} tileirdisasm {} process {} roots {}",
+                                       fmt::join(kNvdisasmArgs, " "), fmt::join(kTileirdisasmArgs, " "),
+                                       setup.process.empty() ? "randomized" : setup.process, fixed_roots(1).front());
   BytecodePaths paths = bytecode_paths(read_file(bytecode));
   return {cache_key(paths.identity, arch, setup.toolchain, flags), std::move(paths.roots)};
 }

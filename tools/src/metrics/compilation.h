@@ -31,8 +31,12 @@ std::string source_dir(const nlohmann::json& dump);
 struct CompileSetup {
   std::map<std::string, std::string> toolchain;  // tool -> version
   nlohmann::json flags = nlohmann::json::object();
+  // How tileiras's process runs (ToolchainRecord::process_key): part of the
+  // cache key, not of the metrics.
+  std::string process;
 };
-CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& dump, const std::string& arch);
+CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& dump, const std::string& arch,
+                           const Toolchain& tc);
 
 // The result-cache key of compiling `bytecode` for `arch` with `setup`: of
 // the bytecode with the folders it names left out (cache_paths.h), and those

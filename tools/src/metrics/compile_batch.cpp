@@ -112,7 +112,7 @@ std::string scratch_folder(const ResultCache& cache) {
 
 // The jobs: entries of the list whose bytecode exists and whose entry the
 // cache lacks.
-std::vector<Job> pending_jobs(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools,
+std::vector<Job> pending_jobs(const std::vector<BatchEntry>& entries, const ToolchainRecord& tools, const Toolchain& tc,
                               const ResultCache& cache, const std::string& scratch, BatchOutcome& out) {
   std::vector<Job> jobs;
   for (const auto& e : entries) {
@@ -120,7 +120,7 @@ std::vector<Job> pending_jobs(const std::vector<BatchEntry>& entries, const Tool
     try {
       std::string bytecode = e.bytecode;
       nlohmann::json dump = read_dump_record(bytecode, e.dump_info, e.arch);
-      CacheKey key = compile_key(bytecode, dump, e.arch, compile_setup(tools, dump, e.arch));
+      CacheKey key = compile_key(bytecode, dump, e.arch, compile_setup(tools, dump, e.arch, tc));
       if (cache.has(key)) {
         ++out.cached;
         continue;
@@ -177,7 +177,7 @@ BatchOutcome run_compile_batch(const std::vector<BatchEntry>& entries, const Too
   BatchOutcome out;
   ScratchFolder scratch(scratch_folder(cache));
   auto start = std::chrono::steady_clock::now();
-  std::vector<Job> pending = pending_jobs(entries, tools, cache, scratch.path(), out);
+  std::vector<Job> pending = pending_jobs(entries, tools, tc, cache, scratch.path(), out);
   auto looked_up = std::chrono::steady_clock::now();
   out.lookup_seconds = std::chrono::duration<double>(looked_up - start).count();
   Context context{&pending, &tc};

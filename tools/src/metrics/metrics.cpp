@@ -131,7 +131,24 @@ nlohmann::json to_json(const Metrics& m) {
   };
   if (!m.lines.empty()) j["lines"] = m.lines;
   if (!m.line_text.empty()) j["line_text"] = m.line_text;
+  if (!m.bytecode.empty() || !m.cubin.empty()) j["compiled"] = {{"bytecode", m.bytecode}, {"cubin", m.cubin}};
+  if (!m.variants.empty()) {
+    j["variants"] = nlohmann::json::array();
+    for (const auto& v : m.variants) j["variants"].push_back({{"cubin", v.cubin}, {"metrics", v.values}});
+  }
   return j;
+}
+
+std::vector<Metrics> known_variants(const Metrics& baseline) {
+  std::vector<Metrics> out{baseline};
+  out.front().variants.clear();
+  for (const auto& v : baseline.variants) {
+    Metrics m = out.front();
+    m.cubin = v.cubin;
+    m.values = v.values;
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 std::string to_json_text(const Metrics& m) { return to_json(m).dump(2) + "\n"; }
@@ -155,6 +172,23 @@ Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) 
   if (j.contains("line_text")) m.line_text = require<std::map<std::string, std::string>>(j, "line_text", filename);
   if (j.contains("signature")) {
     m.signature = require<std::map<std::string, std::string>>(j, "signature", filename);
+  }
+  if (j.contains("compiled")) {
+    const auto& c = j.at("compiled");
+    if (!c.is_object()) throw InputError(filename, 0, "key 'compiled' must be an object");
+    m.bytecode = require<std::string>(c, "bytecode", filename);
+    m.cubin = require<std::string>(c, "cubin", filename);
+  }
+  if (j.contains("variants")) {
+    const auto& vs = j.at("variants");
+    if (!vs.is_array()) throw InputError(filename, 0, "key 'variants' must be a list");
+    for (const auto& v : vs) {
+      if (!v.is_object() || !v.contains("metrics")) {
+        throw InputError(filename, 0, "each of 'variants' must be an object with 'cubin' and 'metrics'");
+      }
+      m.variants.push_back(
+          {require<std::string>(v, "cubin", filename), json_counts(v.at("metrics"), filename, "variants")});
+    }
   }
   return m;
 }

@@ -29,6 +29,14 @@ struct TestId {
 // it), or nullopt when it has other parts; validate_test_id checks them.
 std::optional<TestId> parse_test_name(const std::string& name);
 
+// Another cubin the same bytecode compiled to (a configuration whose
+// compilation varies), and its metrics.
+struct CompileVariantMetrics {
+  std::string cubin;  // SHA-256
+  std::map<std::string, std::int64_t> values;
+  bool operator==(const CompileVariantMetrics&) const = default;
+};
+
 struct Metrics {
   TestId id;
   std::map<std::string, std::string> toolchain;     // tool -> version
@@ -44,9 +52,21 @@ struct Metrics {
   // The text of each of those lines (trimmed): a baseline's lines are
   // matched to the current source's by content, after edits shift them.
   std::map<std::string, std::string> line_text;
+  // What was compiled, as a check records it: the bytecode's identity (its
+  // folders left out, cache_paths.h) and the cubin's SHA-256. A baseline
+  // keeps them only where its configuration's compilation varies.
+  std::string bytecode, cubin;
+  // A baseline of a configuration whose compilation varies: every other
+  // variant recorded (`values` above are the first's).
+  std::vector<CompileVariantMetrics> variants;
 
   std::int64_t get(const std::string& name) const;  // 0 when absent
 };
+
+// A baseline's variants as metrics of their own, the baseline's first:
+// each with its cubin and values, the rest as the baseline's. One, the
+// baseline itself, where it records none.
+std::vector<Metrics> known_variants(const Metrics& baseline);
 
 // The fields of the signature that differ: "parameters[0].dtype: bfloat16 ->
 // float16" ("(none)" for a field one side lacks). Empty when they are the same.

@@ -29,6 +29,7 @@ enum ExitCode : int {
   kExitNotRun = 8,               // a test that could not run where every test must (CI)
   kExitIncomplete = 9,           // report: fewer results than --expect (a shard uploaded nothing)
   kExitIo = 10,                  // the file system refused: disk full, permission denied, read-only
+  kExitCompilerVaries = 11,      // the same bytecode compiled to a variant its baseline does not know
   kExitSkipped = kSkipExitCode,  // tool or architecture unavailable (CTest: Not Run)
 };
 
@@ -51,6 +52,7 @@ inline constexpr ExitCodeInfo kExitCodes[] = {
     {kExitNotRun, "not run where every test must run"},
     {kExitIncomplete, "fewer results than expected"},
     {kExitIo, "I/O failure"},
+    {kExitCompilerVaries, "the compiler varies: a variant the baseline does not know"},
     {kExitSkipped, "skipped"},
 };
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -33,9 +34,21 @@ volatile sig_atomic_t g_signal = 0;
 const int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
 constexpr auto kGrace = 2s;  // for the tool to end after a forwarded signal
 
+// What the children report through the report pipe: exec failed (then
+// nothing runs), or the layout could not be fixed (the program runs anyway).
+enum Report : int { kExecFailed = 1, kLayoutRefused = 2 };
+struct ReportMessage {
+  int what;
+  int error;
+};
+
+// The stack limit of a fixed layout: the mappings' base follows it (above
+// 128 MiB, or unlimited, the kernel lays them out another way).
+constexpr rlim_t kFixedStack = rlim_t(8) << 20;
+
 std::vector<std::string> child_environment(const ProcessOptions& options) {
   std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
+  for (char** e = environ; !options.clear_env && *e; ++e) {
     std::string entry(*e);
     std::string name = entry.substr(0, entry.find('='));
     bool drop = options.set_env.count(name) > 0;
@@ -100,17 +113,40 @@ class SignalForwarding {
 };
 
 // In the children, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_tool(int in, int out, int err, int report, char** argv, char** envp) {
+void send_report(int report, Report what, int error) {
+  ReportMessage m{what, error};
+  ssize_t ignored = ::write(report, &m, sizeof m);
+  (void)ignored;
+}
+
+// Address-space randomisation off for what this process executes next, and
+// the stack limit of a fixed layout; a refused personality call is reported,
+// not fatal.
+void fix_layout(int report) {
+  int current = ::personality(0xffffffff);
+  if (current == -1 || ::personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) == -1) {
+    send_report(report, kLayoutRefused, errno);
+  }
+  struct rlimit stack {};
+  if (::getrlimit(RLIMIT_STACK, &stack) == 0 && (stack.rlim_max == RLIM_INFINITY || stack.rlim_max >= kFixedStack)) {
+    stack.rlim_cur = kFixedStack;
+    ::setrlimit(RLIMIT_STACK, &stack);
+  }
+}
+
+[[noreturn]] void exec_tool(int in, int out, int err, int report, const char* program, char** argv, char** envp) {
   for (int sig : kForwarded) ::signal(sig, SIG_DFL);
   ::signal(SIGUSR1, SIG_DFL);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (in >= 0) ::dup2(in, 0);
   ::dup2(out, 1);
   ::dup2(err, 2);
-  ::execvpe(argv[0], argv, envp);
-  int e = errno;
-  ssize_t ignored = ::write(report, &e, sizeof e);
-  (void)ignored;
+  if (*program) {
+    ::execve(program, argv, envp);
+  } else {
+    ::execvpe(argv[0], argv, envp);
+  }
+  send_report(report, kExecFailed, errno);
   ::_exit(127);
 }
 
@@ -131,10 +167,20 @@ void kill_own_group(int) { ::kill(0, SIGKILL); }
 // ends as the tool ended. Should tileperf die, even by SIGKILL, the kernel
 // sends it SIGUSR1 (PR_SET_PDEATHSIG) and it kills the whole group: the tool
 // and whatever the tool started. Forwarded signals are the tool's to handle.
+struct ChildSetup {
+  const char* dir;
+  const char* program;
+  bool fixed_layout;
+};
+
 [[noreturn]] void lead_group(pid_t parent, int in, int out, int err, int report, char** argv, char** envp,
-                             const char* dir) {
+                             const ChildSetup& setup) {
   ::setpgid(0, 0);
-  if (*dir && ::chdir(dir) != 0) ::_exit(127);
+  if (*setup.dir && ::chdir(setup.dir) != 0) {
+    send_report(report, kExecFailed, errno);
+    ::_exit(127);
+  }
+  if (setup.fixed_layout) fix_layout(report);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -143,7 +189,7 @@ void kill_own_group(int) { ::kill(0, SIGKILL); }
   if (::getppid() != parent) kill_own_group(0);  // tileperf died before prctl
   for (int sig : kForwarded) ::signal(sig, SIG_IGN);
   pid_t tool = ::fork();
-  if (tool == 0) exec_tool(in, out, err, report, argv, envp);
+  if (tool == 0) exec_tool(in, out, err, report, setup.program, argv, envp);
   if (in >= 0) ::close(in);
   ::close(out);
   ::close(err);
@@ -222,9 +268,28 @@ void check_timeout(double seconds) {
   }
 }
 
+// Reads the children's reports until the pipe closes (the tool executed, or
+// failed to); throws ToolError when it could not be run.
+void read_reports(pid_t pid, int fd, const std::vector<std::string>& argv, const ProcessOptions& options,
+                  ProcessResult& r) {
+  ReportMessage m{};
+  ssize_t got = 0;
+  while ((got = ::read(fd, &m, sizeof m)) == sizeof m || (got < 0 && errno == EINTR)) {
+    if (got < 0) continue;
+    if (m.what == kLayoutRefused) r.layout_errno = m.error;
+    if (m.what == kExecFailed) {
+      ::waitpid(pid, nullptr, 0);
+      const std::string& what = options.program.empty() ? argv[0] : options.program;
+      std::string dir = options.working_dir.empty() ? "" : " in " + options.working_dir;
+      throw ToolError(fmt::format("cannot run {}{}: {}", what, dir, std::strerror(m.error)));
+    }
+  }
+}
+
 // Starts the tool in a process group of its own; ToolError when it cannot
 // be run at all.
-pid_t start_tool(const std::vector<std::string>& argv, const ProcessOptions& options, Pipe& out, Pipe& err) {
+pid_t start_tool(const std::vector<std::string>& argv, const ProcessOptions& options, Pipe& out, Pipe& err,
+                 ProcessResult& r) {
   Pipe report;
   int in = -1;
   if (!options.input_file.empty()) {
@@ -245,18 +310,14 @@ pid_t start_tool(const std::vector<std::string>& argv, const ProcessOptions& opt
   }
   if (pid == 0) {
     lead_group(parent, in, out.fd[1], err.fd[1], report.fd[1], c_args.data(), c_env.data(),
-               options.working_dir.c_str());
+               {options.working_dir.c_str(), options.program.c_str(), options.fixed_layout});
   }
   if (in >= 0) ::close(in);
   ::setpgid(pid, pid);
   out.close_end(1);
   err.close_end(1);
   report.close_end(1);
-  int exec_errno = 0;
-  if (::read(report.fd[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    ::waitpid(pid, nullptr, 0);
-    throw ToolError(fmt::format("cannot run {}: {}", argv[0], std::strerror(exec_errno)));
-  }
+  read_reports(pid, report.fd[0], argv, options, r);
   return pid;
 }
 
@@ -287,9 +348,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   auto start = Clock::now();
   auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_seconds));
-  pid_t pid = start_tool(argv, options, out, err);
-  SignalForwarding forwarding(pid);
   ProcessResult r;
+  pid_t pid = start_tool(argv, options, out, err, r);
+  SignalForwarding forwarding(pid);
   r.max_output_bytes = options.max_output_bytes;
   Outcome outcome = supervise(pid, out, err, deadline, options.max_output_bytes, r);
   if (outcome == Outcome::kInterrupted) wait_until(pid, std::min(deadline, Clock::now() + kGrace));

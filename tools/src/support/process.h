@@ -8,6 +8,14 @@
 // small process of tileperf's that runs the program and ends as it ended; if
 // tileperf dies, even by SIGKILL, the kernel tells the leader
 // (PR_SET_PDEATHSIG), which kills the whole group.
+//
+// A compiler whose output follows the addresses its process gets (a hash
+// table keyed by pointers, iterated) is run with a fixed layout: address-space
+// randomisation off for the program (personality(ADDR_NO_RANDOMIZE), what
+// `setarch -R` does) and the stack limit the layout of its mappings follows
+// set to 8 MiB. Where the platform refuses the personality call (a container
+// whose seccomp filter forbids it), the program runs all the same, with
+// randomisation on, and the result says why.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +33,9 @@ struct ProcessOptions {
   std::map<std::string, std::string> set_env;            // variables set for the child
   std::string input_file;                                // the child's standard input ("": tileperf's own)
   std::string working_dir;                               // "": this process's
+  bool clear_env = false;                                // the child's environment is set_env alone, not this process's
+  bool fixed_layout = false;  // address-space randomisation off, an 8 MiB stack limit (above)
+  std::string program;        // the file run ("": argv[0], looked up in PATH); argv[0] is then only its name
 };
 
 struct ProcessResult {
@@ -36,6 +47,9 @@ struct ProcessResult {
   std::string out;
   std::string err;
   double seconds = 0;
+  // With fixed_layout: 0 when randomisation was off for the program, else
+  // the errno of the refused personality call (EPERM under seccomp).
+  int layout_errno = 0;
   bool ok() const { return !timed_out && flooded.empty() && signal == 0 && exit_code == 0; }
   // "exit 5", "killed by signal 11 (Segmentation fault)", "timed out after 600s",
   // "wrote more than 64 MiB to standard error"

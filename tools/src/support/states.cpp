@@ -10,6 +10,7 @@ const std::vector<StateInfo>& all_states() {
   static const std::vector<StateInfo> kStates = {
       {State::kRegressed, "regressed", kExitRegression, true},
       {State::kSignatureChanged, "signature changed", kExitSignatureChanged, true},
+      {State::kCompilerVaries, "compiler varies", kExitCompilerVaries, true},
       {State::kToolchainFailure, "toolchain failure", kExitToolchain, true},
       {State::kBadInput, "bad input", kExitBadInput, true},
       {State::kIoFailure, "I/O failure", kExitIo, true},

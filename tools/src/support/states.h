@@ -12,6 +12,7 @@ namespace tileperf {
 enum class State {
   kRegressed,         // a gated metric past its limit, or an invariant broken
   kSignatureChanged,  // the configuration exports another kernel than the baseline's
+  kCompilerVaries,    // the same bytecode compiled to a variant the baseline does not know
   kToolchainFailure,  // a tool crashed, hung or failed
   kBadInput,          // malformed input or usage
   kIoFailure,         // the file system refused a read or write (disk full, permissions, read-only)

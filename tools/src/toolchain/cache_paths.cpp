@@ -271,6 +271,28 @@ std::optional<std::string> bytecode_at(const std::string& bytecode, const std::v
   return bytecode.substr(0, at->start) + string_section(views, at->start, at->alignment) + bytecode.substr(at->end);
 }
 
+std::vector<std::string> fixed_roots(std::size_t n) {
+  std::vector<std::string> roots;
+  for (std::size_t i = 0; i < n; ++i) roots.push_back(fmt::format("/tileperf/source-{}", i));
+  return roots;
+}
+
+std::string moved_roots(const std::string& text, const std::vector<std::string>& from,
+                        const std::vector<std::string>& to) {
+  if (from.empty() || from.size() != to.size()) return text;
+  // Through tokens, unless the text holds one already: then by plain replacement.
+  if (auto tokens = roots_to_tokens(text, from)) {
+    if (auto moved = tokens_to_roots(*tokens, to)) return *moved;
+  }
+  std::string out = text;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    for (std::size_t at = out.find(from[i]); at != std::string::npos; at = out.find(from[i], at + to[i].size())) {
+      out.replace(at, from[i].size(), to[i]);
+    }
+  }
+  return out;
+}
+
 std::optional<std::string> roots_to_tokens(const std::string& text, const std::vector<std::string>& roots) {
   if (text.find(kTokenStart) != std::string::npos) return std::nullopt;
   std::vector<std::size_t> order(roots.size());

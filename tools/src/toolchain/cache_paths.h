@@ -43,4 +43,15 @@ std::optional<std::string> roots_to_tokens(const std::string& text, const std::v
 // there is not (an entry made for another bytecode).
 std::optional<std::string> tokens_to_roots(const std::string& text, const std::vector<std::string>& roots);
 
+// The folders tileiras is shown instead of a bytecode's roots (compile_bytecode
+// compiles the bytecode as bytecode_at(.., fixed_roots(n)) lays it out), the
+// same in every checkout: "/tileperf/source-0", "/tileperf/source-1", ...
+// So the cubin's line tables name these folders, whatever the checkout.
+std::vector<std::string> fixed_roots(std::size_t n);
+
+// `text` with each of the folders `from` (where it stands as a path, as for
+// roots_to_tokens) written as the folder of the same index in `to`.
+std::string moved_roots(const std::string& text, const std::vector<std::string>& from,
+                        const std::vector<std::string>& to);
+
 }  // namespace tileperf

@@ -1,11 +1,15 @@
 #include "toolchain/toolchain.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string_view>
 
@@ -13,7 +17,9 @@
 
 #include "support/error.h"
 #include "support/process.h"
+#include "support/sha256.h"
 #include "support/text.h"
+#include "toolchain/cache_paths.h"
 
 namespace tileperf {
 
@@ -117,7 +123,160 @@ std::string tool_failure(const ProcessResult& r, const std::string& said, bool n
   return "";
 }
 
+constexpr const char* kCompileRoot = "/tmp/tileperf-tileiras";
+constexpr const char* kInputName = "kernel.tileirbc";
+constexpr const char* kCubinName = "kernel.cubin";
+constexpr const char* kRemarksName = "kernel.remarks.yaml";
+
+// The working folder of one compilation: /tmp/tileperf-tileiras/NN, the
+// first slot whose lock is free (held while this lives), emptied; else a
+// private temporary folder. Removed at the end.
+class CompileFolder {
+ public:
+  CompileFolder() {
+    std::error_code ec;
+    if (fs::create_directory(kCompileRoot, ec) && !ec) {
+      fs::permissions(kCompileRoot, fs::perms::all | fs::perms::sticky_bit, ec);  // every user's slots
+    }
+    for (int slot = 0; slot < kCompilerSlots && path_.empty(); ++slot) take(slot);
+    if (path_.empty()) {
+      std::string dir = (fs::temp_directory_path(ec) / "tileperf-tileiras.XXXXXX").string();
+      if (!::mkdtemp(dir.data())) throw IoError(dir, errno, "cannot create");
+      path_ = dir;
+      fs::create_directory(fs::path(path_) / "tmp", ec);
+    }
+  }
+  ~CompileFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  CompileFolder(const CompileFolder&) = delete;
+  CompileFolder& operator=(const CompileFolder&) = delete;
+  const std::string& path() const { return path_; }
+  bool fixed() const { return fd_ >= 0; }
+
+ private:
+  void take(int slot) {
+    std::string name = fmt::format("{}/{:02}", kCompileRoot, slot);
+    int fd = ::open((name + ".lock").c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    std::error_code ec;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      fs::remove_all(name, ec);
+      if (!ec && fs::create_directories(fs::path(name) / "tmp", ec) && !ec) {
+        fd_ = fd;
+        path_ = name;
+        return;
+      }
+    }
+    ::close(fd);
+  }
+  int fd_ = -1;
+  std::string path_;
+};
+
+// The files tileiras reads beside itself (relative to its own folder): it
+// finds them through /proc/self/exe.
+constexpr const char* kCompilerFiles[] = {"tileiras", "ptxas", "../lib/libnvvm.so.4"};
+
+bool is_elf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && std::string_view(magic, 4) ==
+                                  "\x7f"
+                                  "ELF";
+}
+
+// tileiras at a path of the same length on every machine: its own path
+// shapes the allocations of its process (it reads /proc/self/exe, and the
+// folders on the way), so it runs from /tmp/tileperf-tileiras/tools-<16 hex
+// digits of its identity>/bin/tileiras, beside hard links (or copies, across
+// file systems) of ptxas and libnvvm, made once per release. The tool
+// itself where that cannot be made (a script, a missing file): "".
+std::string fixed_tool_path(const std::string& tileiras) {
+  std::error_code ec;
+  fs::path bin = fs::path(tileiras).parent_path();
+  if (!is_elf(tileiras)) return "";
+  std::string identity = tileiras;
+  for (const char* f : kCompilerFiles) {
+    fs::path file = bin / f;
+    if (!fs::is_regular_file(file, ec)) return "";
+    identity +=
+        fmt::format("\n{} {} {}", f, fs::file_size(file, ec), fs::last_write_time(file, ec).time_since_epoch().count());
+  }
+  fs::path view = fs::path(kCompileRoot) / ("tools-" + sha256_hex(identity).substr(0, 16));
+  fs::path tool = view / "bin" / "tileiras";
+  if (fs::exists(view / "complete", ec)) return tool.string();
+  fs::path part = view.string() + ".part." + std::to_string(::getpid());
+  fs::remove_all(part, ec);
+  for (const char* f : kCompilerFiles) {
+    fs::path to = (part / "bin" / f).lexically_normal();
+    fs::create_directories(to.parent_path(), ec);
+    fs::create_hard_link(bin / f, to, ec);
+    if (ec) fs::copy_file(bin / f, to, ec);
+    if (ec) break;
+  }
+  if (!ec) write_file_atomic((part / "complete").string(), identity + "\n", Durability::kRenamed);
+  if (!ec) fs::rename(part, view, ec);
+  fs::remove_all(part, ec);
+  return fs::exists(view / "complete", ec) ? tool.string() : "";
+}
+
+// The controlled environment of a compilation in `folder` (compile_bytecode).
+ProcessOptions compile_environment(const Toolchain& tc, const std::string& folder) {
+  ProcessOptions opt;
+  opt.timeout_seconds = tc.timeout_seconds;
+  opt.clear_env = true;
+  for (const auto& [name, value] : kCompilerEnvironment) opt.set_env[name] = value;
+  opt.set_env["TMPDIR"] = folder + "/tmp";
+  if (const char* pass = std::getenv("TILEPERF_COMPILER_ENV")) {
+    for (const auto& name : split(pass, ' ')) {
+      if (const char* v = name.empty() ? nullptr : std::getenv(name.c_str())) opt.set_env[name] = v;
+    }
+  }
+  opt.working_dir = folder;
+  opt.program = tc.tileiras;
+  opt.fixed_layout = !tc.randomized;
+  return opt;
+}
+
+std::string process_of(const Toolchain& tc, const ProcessResult& r, bool fixed_folder, bool fixed_tool) {
+  std::string folder = fixed_folder ? "" : "; a private working folder: no slot of /tmp/tileperf-tileiras was free";
+  if (!fixed_tool) folder += "; tileiras run from where it is installed";
+  if (tc.randomized) return "randomized: asked" + folder;
+  if (r.layout_errno != 0) {
+    return fmt::format("randomized: personality refused: {}{}", std::strerror(r.layout_errno), folder);
+  }
+  return folder.empty() ? "fixed" : "fixed (" + folder.substr(2) + ")";
+}
+
 }  // namespace
+
+std::string compile_process_text(const std::string& process) {
+  constexpr std::string_view kRandomized = "randomized: ";
+  if (process.rfind(kRandomized, 0) == 0) {
+    return fmt::format("address-space randomisation on ({})", process.substr(kRandomized.size()));
+  }
+  if (process.rfind("fixed", 0) == 0) return "address-space randomisation off" + process.substr(5);
+  return process;
+}
+
+bool randomized_from_environment() {
+  const char* v = std::getenv("TILEPERF_COMPILER_ASLR");
+  if (!v || !*v || std::string_view(v) == "off") return false;
+  if (std::string_view(v) == "on") return true;
+  throw UsageError(fmt::format("TILEPERF_COMPILER_ASLR={}: expected on or off", v));
+}
+
+std::string probe_compile_process() {
+  ProcessOptions opt;
+  opt.timeout_seconds = 60;
+  opt.fixed_layout = true;
+  auto r = run_process({"/bin/true"}, opt);
+  if (r.layout_errno != 0) return fmt::format("randomized: personality refused: {}", std::strerror(r.layout_errno));
+  return "fixed";
+}
 
 void check_timeout(const Toolchain& tc) {
   if (!std::isfinite(tc.timeout_seconds) || tc.timeout_seconds <= 0) {
@@ -177,17 +336,26 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
                                const std::string& cubin, const std::string& remarks) {
   check_timeout(tc);
   require_file(tc.tileiras, "tileiras");
-  std::vector<std::string> argv = {tc.tileiras, bytecode, "-o", cubin};
+  std::string bytes = read_file(bytecode);
+  BytecodePaths paths = bytecode_paths(bytes);
+  std::vector<std::string> shown = fixed_roots(paths.roots.size());
+  CompileFolder folder;
+  fs::path dir(folder.path());
+  write_file_atomic((dir / kInputName).string(), bytecode_at(bytes, shown).value_or(bytes), Durability::kRenamed);
+  std::vector<std::string> argv = {fs::path(tc.tileiras).filename().string(), kInputName, "-o", kCubinName};
   for (const auto& f : tileiras_flags(arch)) argv.push_back(f);
-  argv.push_back("--remarks-output-file=" + remarks);
+  argv.push_back(std::string("--remarks-output-file=") + kRemarksName);
   fs::remove(cubin);
   fs::remove(remarks);
-  auto r = run_process(argv, tool_environment(tc, tc.tileiras));
+  std::string fixed_tool = fixed_tool_path(tc.tileiras);
+  ProcessOptions options = compile_environment(tc, folder.path());
+  if (!fixed_tool.empty()) options.program = fixed_tool;
+  auto r = run_process(argv, options);
   std::string said = r.err + r.out;
   std::string what = fmt::format("tileiras failed to compile {} for {}", bytecode, arch);
   if (!r.ok()) {
     // A full disk is the file system's failure, not the compiler's.
-    if (device_full(cubin)) throw IoError(cubin, ENOSPC, "tileiras cannot write");
+    if (device_full((dir / kCubinName).string())) throw IoError(folder.path(), ENOSPC, "tileiras cannot write");
     std::string first = first_error_line(said);
     throw ToolError(
         fmt::format("{} ({}){}{}", what, r.describe(), first.empty() ? "" : ": ", first.empty() ? tail(said) : first));
@@ -196,10 +364,18 @@ CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode,
   if (auto first = first_error_line(said); !first.empty()) {
     throw ToolError(fmt::format("{} (exit 0, but it reported an error): {}", what, first));
   }
-  if (!fs::exists(cubin) || fs::file_size(cubin) == 0) {
+  std::error_code ec;
+  if (!fs::exists(dir / kCubinName, ec) || fs::file_size(dir / kCubinName, ec) == 0) {
     throw ToolError(fmt::format("{}: exit 0 but no cubin was written to {}", what, cubin));
   }
-  return CompileOutput{r.seconds, said};
+  // A full disk is the file system's failure, not the compiler's.
+  if (device_full(cubin)) throw IoError(cubin, ENOSPC, "cannot write");
+  write_file_atomic(cubin, read_file((dir / kCubinName).string()), Durability::kRenamed);
+  if (fs::exists(dir / kRemarksName, ec)) {
+    write_file_atomic(remarks, moved_roots(read_file((dir / kRemarksName).string()), shown, paths.roots),
+                      Durability::kRenamed);
+  }
+  return CompileOutput{r.seconds, said, process_of(tc, r, folder.fixed(), !fixed_tool.empty())};
 }
 
 std::string Toolchain::tileirdisasm() const { return (fs::path(tileiras).parent_path() / "tileirdisasm").string(); }

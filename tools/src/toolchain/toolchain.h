@@ -15,6 +15,9 @@ struct Toolchain {
   std::string tileiras;
   std::string cuobjdump;
   double timeout_seconds = 600;
+  // tileiras runs with address-space randomisation on (the measurement of
+  // how its output varies, or TILEPERF_COMPILER_ASLR=on): see compile_bytecode.
+  bool randomized = false;
   // tileirdisasm ships beside tileiras; it prints a bytecode file's TileIR.
   std::string tileirdisasm() const;
   // nvdisasm, which cuobjdump runs for --dump-sass, ships beside cuobjdump.
@@ -39,11 +42,47 @@ std::vector<std::string> tileiras_flags(const std::string& arch);
 struct CompileOutput {
   double seconds = 0;
   std::string diagnostics;  // what tileiras printed
+  // How tileiras's process ran: "fixed" (randomisation off), or why its
+  // addresses were random ("randomized: personality refused: Operation not
+  // permitted", "randomized: asked"); compile_process_text() says it in words.
+  std::string process;
 };
 
 // Compiles `bytecode` to `cubin`, writing YAML remarks to `remarks`.
+//
+// tileiras 13.5.37 can give two different cubins for one bytecode and one
+// set of flags, following the addresses its process gets. So it runs in a
+// controlled process, the same on every machine: address-space
+// randomisation off and an 8 MiB stack limit (process.h), an environment of
+// its own (kCompilerEnvironment, with TMPDIR in the working folder), a
+// working folder of a fixed name (/tmp/tileperf-tileiras/NN, NN the first
+// free of kCompilerSlots; a private temporary folder where none can be
+// had), the input, output and remarks under fixed names in it, and the
+// bytecode's folders (the roots it names, cache_paths.h) shown to it as
+// fixed_roots(): the cubin's line tables name those, the remarks are
+// written back with the real ones. The platform may refuse to turn the
+// randomisation off: the compilation then runs all the same, and
+// CompileOutput::process says so.
 CompileOutput compile_bytecode(const Toolchain& tc, const std::string& bytecode, const std::string& arch,
                                const std::string& cubin, const std::string& remarks);
+
+// The environment tileiras runs with, besides TMPDIR and the variables named
+// in TILEPERF_COMPILER_ENV (space-separated names, passed on as they are set:
+// for a site whose tileiras needs one, or a test's fake tool).
+inline const char* const kCompilerEnvironment[][2] = {{"LC_ALL", "C"}, {"PATH", "/usr/bin:/bin"}};
+inline constexpr int kCompilerSlots = 100;
+
+// "fixed" -> "address-space randomisation off"; "randomized: <why>" ->
+// "address-space randomisation on (<why>)".
+std::string compile_process_text(const std::string& process);
+
+// TILEPERF_COMPILER_ASLR: "on" leaves tileiras's randomisation on, "off" or
+// unset turns it off; UsageError otherwise.
+bool randomized_from_environment();
+
+// Whether this platform lets tileperf turn a child's address-space
+// randomisation off: "fixed", or "randomized: personality refused: <why>".
+std::string probe_compile_process();
 
 // TileIR text of a bytecode file, from tileirdisasm, with each operation's
 // source location (-g: where the launch model finds a tile's line and loops).

@@ -64,7 +64,12 @@ Toolchain ToolchainRecord::toolchain(double timeout_seconds, const std::string& 
   tc.tileiras = tool("tileiras", file).path;
   tc.cuobjdump = tool("cuobjdump", file).path;
   tc.timeout_seconds = timeout_seconds;
+  tc.randomized = randomized_from_environment();
   return tc;
+}
+
+std::string ToolchainRecord::process_key(const Toolchain& tc) const {
+  return !tc.randomized && compile_process == "fixed" ? "fixed" : "randomized";
 }
 
 ToolchainRecord probe_toolchain(const Toolchain& tc) {
@@ -77,6 +82,7 @@ ToolchainRecord probe_toolchain(const Toolchain& tc) {
     r.tools[name] = identity_of(path, tool_version(path));
   }
   r.architectures = tileiras_architectures(tc.tileiras);
+  r.compile_process = probe_compile_process();
   return r;
 }
 
@@ -84,7 +90,7 @@ ToolchainRecord probe_or_reuse(const Toolchain& tc, const std::string& path, boo
   reused = false;
   if (fs::exists(path)) {
     ToolchainRecord old = read_toolchain_record(path);
-    bool same = true;
+    bool same = !old.compile_process.empty();
     for (const auto& [name, tool_path] : tool_paths(tc)) {
       auto it = old.tools.find(name);
       bool present = fs::exists(tool_path);
@@ -106,7 +112,10 @@ ToolchainRecord probe_or_reuse(const Toolchain& tc, const std::string& path, boo
 std::string to_json_text(const ToolchainRecord& r) {
   nlohmann::json tools = nlohmann::json::object();
   for (const auto& [name, t] : r.tools) tools[name] = identity_json(t);
-  nlohmann::json j = {{"format", kToolchainFormat}, {"tools", tools}, {"architectures", r.architectures}};
+  nlohmann::json j = {{"format", kToolchainFormat},
+                      {"tools", tools},
+                      {"architectures", r.architectures},
+                      {"compile_process", r.compile_process}};
   return j.dump(2) + "\n";
 }
 
@@ -124,6 +133,10 @@ ToolchainRecord read_toolchain_record(const std::string& path) {
   for (const auto& a : j.at("architectures")) {
     if (!a.is_string()) throw InputError(path, 0, "architectures: expected strings");
     r.architectures.push_back(a.get<std::string>());
+  }
+  if (j.contains("compile_process")) {
+    if (!j.at("compile_process").is_string()) throw InputError(path, 0, "compile_process: expected a string");
+    r.compile_process = j.at("compile_process").get<std::string>();
   }
   return r;
 }

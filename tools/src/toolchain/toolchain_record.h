@@ -26,9 +26,16 @@ struct ToolIdentity {
 struct ToolchainRecord {
   std::map<std::string, ToolIdentity> tools;  // tileiras, tileirdisasm, cuobjdump, nvdisasm
   std::vector<std::string> architectures;     // what tileiras accepts for --gpu-name
+  // Whether this platform let the probe turn a child's address-space
+  // randomisation off: "fixed", or "randomized: personality refused: <why>"
+  // (probe_compile_process). "" in a record of an older release: probed again.
+  std::string compile_process;
 
   const ToolIdentity& tool(const std::string& name, const std::string& file) const;
   Toolchain toolchain(double timeout_seconds, const std::string& file) const;
+  // How tileiras's process runs with `tc` here, as the result cache keys it:
+  // "fixed" where the randomisation is off, else "randomized".
+  std::string process_key(const Toolchain& tc) const;
 };
 
 // Runs each tool once (--version, and tileiras --help).
