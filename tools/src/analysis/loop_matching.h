@@ -39,7 +39,7 @@ struct CompiledLoop {
   bool elect = false;  // an elect loop (cfg.h): the compiler's own, runs once
   WarpMask warps = 0;  // the warps that run its body
   std::uint64_t begin = 0;
-  std::vector<SourceLine> latches;  // the line of each of its closing branches
+  std::vector<SourceLine> latches;  // the lines of its closing branches and of the comparisons deciding them
   std::vector<SourceLine> body;     // the line of each instruction of its own body
   double work = 0;                  // instructions of its body that do work (no integer or control)
   double instructions = 0;          // instructions of its body

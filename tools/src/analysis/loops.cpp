@@ -12,6 +12,7 @@
 #include "analysis/counted_loops.h"
 #include "analysis/isa.h"
 #include "analysis/loop_matching.h"
+#include "analysis/thread_values.h"
 #include "support/json_input.h"
 #include "support/text.h"
 
@@ -44,6 +45,32 @@ bool repeats_work(OpClass c) {
     default:
       return true;
   }
+}
+
+// The predicate a branch is taken on ("P0" of @!P0 BRA, "UP0" of
+// BRA.U !UP0), without its negation; empty when it is taken always.
+std::string branch_predicate(const SassInstruction& insn) {
+  std::string p = always_executes(insn) ? trim(split(insn.operands, ',').front()) : insn.predicate.substr(1);
+  if (!p.empty() && p[0] == '!') p.erase(0, 1);
+  bool numbered = p.size() > 1 && is_digit(p.back());
+  return numbered && (p[0] == 'P' || p.rfind("UP", 0) == 0) ? p : "";
+}
+
+// The instructions that close a loop at block `latch`: its branch and the
+// comparison in the block that decides it. The comparison carries the
+// loop's own line where the branch carries that of a statement after the
+// body (a barrier before the next iteration).
+std::vector<Index> closing_instructions(const FunctionGraph& g, Index latch) {
+  Index last = g.blocks[latch].end - 1;
+  std::vector<Index> out = {last};
+  std::string p = branch_predicate(g.instruction(last));
+  if (p.empty()) return out;
+  for (Index i = last; i-- > g.blocks[latch].begin;) {
+    if (!may_write(g.instruction(i), p)) continue;
+    out.push_back(i);
+    break;
+  }
+  return out;
 }
 
 // The trips to match the loops against: those the skeleton computed, else
@@ -320,7 +347,9 @@ class FunctionAnalysis {
       return o_.lines->find(g_.function->name, g_.instruction(i).address);
     };
     for (Index latch : loop.latches) {
-      if (auto line = line_of(g_.blocks[latch].end - 1)) c.latches.push_back(*line);
+      for (Index i : closing_instructions(g_, latch)) {
+        if (auto line = line_of(i)) c.latches.push_back(*line);
+      }
     }
     for (Index b : body(l)) c.warps |= warps_[b];
     for (Index i : instructions_of(g_, body(l))) {
