@@ -6,8 +6,8 @@
 // of the TileIR operations they were compiled from; the scalar evaluator
 // knows, for each TileIR loop, the places of its body (skeleton.h). The
 // loops are matched from the innermost out: a compiled loop takes the TileIR
-// loop whose location its closing branch carries, else the one whose places
-// hold most of its own instructions; a compiled loop around matched ones
+// loop whose location its closing branch (or the comparison deciding it)
+// carries, else the one whose places hold most of its own instructions; a compiled loop around matched ones
 // takes one of the TileIR loops around theirs. A compiled loop that holds no
 // place of a TileIR loop it may be is the compiler's own (an elect loop, a
 // loop inside one tile operation) and is named with the reason.
