@@ -162,3 +162,20 @@ BOOST_AUTO_TEST_CASE(retry_elect_and_outside_loops_match_nothing) {
   BOOST_TEST(m[2].tileir == -1);
   BOOST_TEST(m[2].why_not.find("a loop the compiler made") != std::string::npos);
 }
+
+// FlashInfer's FP8 MoE GEMM1 on sm_100: the inner K loop (16 trips) is
+// unrolled completely inside the outer loop (1 trip), whose closing branch
+// carries the line of the barrier after its body; the comparison deciding
+// the branch carries the outer loop's line. The compiled loop is the outer
+// loop, though most of its instructions come from the inner one.
+BOOST_AUTO_TEST_CASE(the_comparison_deciding_the_closing_branch_names_the_loop) {
+  std::vector<TripDeclaration> t = {tileir_loop(0, 1400, 1, -1, {1398, 1400, 1402, 1506}),
+                                    tileir_loop(1, 1409, 16, 0, {1409, 1412, 1428})};
+  auto loop = compiled(-1, kConsumers, 0x0da0, 1506, {1402, 1409, 1412, 1412, 1428, 1428, 1506});
+  auto m = match_compiled_loops({loop}, t);
+  BOOST_TEST(m[0].tileir == 1);  // the branch alone: the inner loop's places win
+  loop.latches.push_back(at(1400));
+  m = match_compiled_loops({loop}, t);
+  BOOST_TEST(m[0].tileir == 0);
+  BOOST_TEST(trips_of(m[0], t) == 1);
+}
