@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "analysis/cfg.h"
+#include "analysis/counted_loops.h"
 #include "fixtures.h"
 #include "analysis/isa.h"
 #include "readers/sass.h"
@@ -221,4 +222,31 @@ BOOST_AUTO_TEST_CASE(the_matmul_pipelines_have_their_loops_and_retry_loops) {
     BOOST_TEST(with_mma == 1u);  // the consumer loop; the producer loop issues TMA copies
     BOOST_TEST(g.backward_non_loop_edges == e.backward_non_loop);
   }
+}
+
+// A loop the compiler counts with constants (a counter from zero, stepped
+// by one, compared with 3) runs 3 trips; one compared with a register runs
+// an unknown count.
+BOOST_AUTO_TEST_CASE(a_loop_counted_with_constants_has_their_trips) {
+  auto counted = graph_of({
+      "MOV R5, RZ",                            // 0x00
+      "IADD3 R5, R5, 0x1, RZ",                 // 0x10: the loop
+      "FFMA R2, R2, R2, R2",                   // 0x20
+      "ISETP.NE.U32.AND P2, PT, R5, 0x3, PT",  // 0x30
+      "@P2 BRA 0x10",                          // 0x40
+      "EXIT",                                  // 0x50
+  });
+  BOOST_REQUIRE(counted.g.loops.size() == 1u);
+  auto trips = constant_trips(counted.g, 0);
+  BOOST_REQUIRE(trips.has_value());
+  BOOST_TEST(*trips == 3);
+  auto bounded = graph_of({
+      "MOV R5, RZ",
+      "IADD3 R5, R5, 0x1, RZ",
+      "FFMA R2, R2, R2, R2",
+      "ISETP.NE.U32.AND P2, PT, R5, R6, PT",
+      "@P2 BRA 0x10",
+      "EXIT",
+  });
+  BOOST_TEST(!constant_trips(bounded.g, 0).has_value());
 }

@@ -110,6 +110,58 @@ BOOST_AUTO_TEST_CASE(a_predicate_copied_through_plop3_still_splits_the_warps) {
   BOOST_TEST(f.warps.back() == 0xf0u);  // the block at 0x80
 }
 
+namespace {
+
+// One warp-specialised kernel in the two forms register allocation gives it
+// (FlashInfer's MXFP8 grouped quantizer and `_i64` GEMMs): the warp index
+// moved to a uniform register and compared there (R2UR UR21, R2 ...
+// UISETP ... UR21, 0x4), or kept in a plain one (ISETP ... R3, 0x4); the
+// consumer warps 0-3 run one loop, warp 4 the producer loop, warps 5-7
+// leave.
+std::vector<Insn> specialised_kernel(bool uniform) {
+  auto pick = [&](const char* u, const char* p) { return Insn{uniform ? u : p}; };
+  return {
+      {"S2R R0, SR_TID.X"},                                  // 0x00
+      {"SHF.R.U32.HI R2, RZ, 0x5, R0"},                      // 0x10
+      pick("R2UR UR21, R2", "IMAD.MOV.U32 R3, RZ, RZ, R2"),  // 0x20
+      pick("UISETP.GT.U32.AND UP0, UPT, UR21, 0x3, UPT",     // 0x30
+           "ISETP.GT.U32.AND P3, PT, R3, 0x3, PT"),
+      pick("BRA.U UP0, 0xa0", "@P3 BRA 0xa0"),            // 0x40
+      {"FFMA R4, R4, R4, R4"},                            // 0x50: consumers
+      {"IADD3 R5, R5, 0x1, RZ"},                          // 0x60
+      {"ISETP.NE.AND P1, PT, R5, R6, PT"},                // 0x70
+      {"@P1 BRA 0x50"},                                   // 0x80
+      {"EXIT"},                                           // 0x90
+      pick("UISETP.NE.U32.AND UP1, UPT, UR21, 0x4, UPT",  // 0xa0
+           "ISETP.NE.U32.AND P2, PT, R3, 0x4, PT"),
+      pick("PLOP3.LUT P0, PT, PT, PT, UP1, 0x80, 0x0",  // 0xb0
+           "PLOP3.LUT P0, PT, PT, PT, P2, 0x80, 0x0"),
+      {"@P0 EXIT"},                         // 0xc0
+      {"LDG.E R7, desc[UR4][R8.64]"},       // 0xd0: the producer
+      {"IADD3 R9, R9, 0x1, RZ"},            // 0xe0
+      {"ISETP.NE.AND P1, PT, R9, R6, PT"},  // 0xf0
+      {"@P1 BRA 0xd0"},                     // 0x100
+      {"EXIT"},                             // 0x110
+  };
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(warp_roles_are_the_same_whether_the_warp_index_is_in_a_uniform_or_a_plain_register) {
+  Analysed in_uniform, in_plain;
+  in_uniform.listing = listing_of(specialised_kernel(true));
+  in_plain.listing = listing_of(specialised_kernel(false));
+  analyse(in_uniform, 8);
+  analyse(in_plain, 8);
+  BOOST_TEST(in_uniform.flows.front().warps == in_plain.flows.front().warps);
+  BOOST_REQUIRE(in_uniform.loops.loops.size() == 2u);
+  BOOST_TEST(format_warps(in_uniform.loops.loops[0].warps) == "warps 0-3");
+  BOOST_TEST(format_warps(in_uniform.loops.loops[1].warps) == "warp 4");
+  BOOST_TEST(format_warps(in_plain.loops.loops[1].warps) == "warp 4");
+  double uniform = replay(in_uniform), plain = replay(in_plain);
+  BOOST_TEST(uniform == plain, boost::test_tools::tolerance(0.01));
+}
+
 BOOST_AUTO_TEST_CASE(a_branch_on_an_unknown_predicate_keeps_every_warp_on_both_sides) {
   Analysed a;
   a.listing = listing_of({

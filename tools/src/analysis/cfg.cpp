@@ -209,6 +209,30 @@ bool does_work(OpClass c) {
   }
 }
 
+// A spilled register reloaded or saved around a poll (LDL, STL) is no
+// work of the loop either.
+bool spill_access(std::string_view opcode) {
+  auto base = base_opcode(opcode);
+  return base == "LDL" || base == "STL";
+}
+
+// A loop closed by a branch taken while any lane still needs it
+// (`@P0 BRA.U.ANY`) around an ELECT: it runs a uniform operation for one
+// lane at a time.
+bool elects(const FunctionGraph& g, const Loop& loop) {
+  bool any_latch = std::any_of(loop.latches.begin(), loop.latches.end(), [&](Index b) {
+    const auto& last = g.instruction(g.blocks[b].end - 1);
+    return flow(last) == Flow::kBranch && has_modifier(last.opcode, "ANY");
+  });
+  if (!any_latch || !loop.children.empty()) return false;
+  for (Index b : loop.blocks) {
+    for (Index i = g.blocks[b].begin; i < g.blocks[b].end; ++i) {
+      if (base_opcode(g.instruction(i).opcode) == "ELECT") return true;
+    }
+  }
+  return false;
+}
+
 void classify_spin_loops(FunctionGraph& g) {
   for (auto& loop : g.loops) {
     if (!loop.children.empty()) continue;
@@ -217,12 +241,13 @@ void classify_spin_loops(FunctionGraph& g) {
       for (Index i = g.blocks[b].begin; i < g.blocks[b].end; ++i) {
         const auto& op = g.instruction(i).opcode;
         polls = polls || is_poll(op);
-        works = works || (!is_poll(op) && does_work(op_class(op)));
+        works = works || (!is_poll(op) && !spill_access(op) && does_work(op_class(op)));
         allocates = allocates || is_allocation_try(op);
       }
     }
     loop.spin = polls && !works;
     loop.allocation_retry = loop.spin && allocates;
+    loop.elect = !loop.spin && elects(g, loop);
   }
 }
 

@@ -37,13 +37,19 @@ struct Loop {
   std::vector<std::size_t> children;
   int depth = 1;  // 1 for an outermost loop
   // A retry loop of a barrier wait: it polls (SYNCS.PHASECHK, NANOSLEEP,
-  // YIELD) and does no other work (no arithmetic, memory access or MMA).
+  // YIELD) and does no other work (no arithmetic, memory access but a
+  // spilled register's reload or save, or MMA).
   bool spin = false;
   // A retry loop of a register allocation (USETMAXREG.TRY_ALLOC, as warp
   // specialisation under an occupancy hint emits): it is entered in line and
   // runs once when the first try succeeds, so unlike a barrier wait's retry
   // loop it is not cold.
   bool allocation_retry = false;
+  // An elect loop: closed by a branch taken while any lane still needs it
+  // (`@P0 BRA.U.ANY`) around an ELECT, it runs a uniform operation (a
+  // tensor-core MMA or barrier of sm_100) for one elected lane at a time;
+  // tileiras enters it with one lane elected, so it runs once.
+  bool elect = false;
 
   bool contains(std::size_t block) const;
 };

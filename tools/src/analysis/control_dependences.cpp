@@ -6,6 +6,14 @@ namespace {
 
 using Index = std::size_t;
 
+// Adds `at` to the places of loop `l` unless it is there.
+void add_place(SkeletonLoop& l, const IrLocation& at) {
+  for (const auto& p : l.places) {
+    if (p.line == at.line && p.file == at.file && p.calls == at.calls) return;
+  }
+  l.places.push_back(at);
+}
+
 }  // namespace
 
 bool is_loop(const IrOp& op) { return op.name == "for" || op.name == "loop"; }
@@ -41,6 +49,10 @@ bool ControlDependences::collect(const IrRegion& r, int parent) {
       self = static_cast<int>(loops_.size());
       loop_of_op_[static_cast<Index>(index)] = self;
       loops_.push_back(std::move(l));
+    }
+    if (const IrLocation* at = p_.location_of(op); at && at->known()) {
+      if (parent >= 0) add_place(loops_[static_cast<Index>(parent)], *at);
+      if (self != parent) add_place(loops_[static_cast<Index>(self)], *at);
     }
     bool content = is_loop(op) || is_memory(op) || op.name == "continue" || op.name == "break" || op.name == "return";
     if (op.name == "yield") {

@@ -301,7 +301,7 @@ std::vector<double> class_trips(const LoopAnalysis& mean, const BlockClass& c) {
       executions += c.executions[static_cast<std::size_t>(source)];
       iterations += c.iterations[static_cast<std::size_t>(source)];
     }
-    out.push_back(executions > 0 ? iterations / executions : 0);
+    out.push_back(shared_trips(l.share, executions > 0 ? iterations / executions : 0));
   }
   return out;
 }

@@ -9,7 +9,10 @@
 #include <fmt/format.h>
 
 #include "analysis/cfg.h"
+#include "analysis/counted_loops.h"
 #include "analysis/isa.h"
+#include "analysis/loop_matching.h"
+#include "analysis/thread_values.h"
 #include "support/json_input.h"
 #include "support/text.h"
 
@@ -25,6 +28,47 @@ std::vector<Index> instructions_of(const FunctionGraph& g, const std::vector<Ind
   std::vector<Index> out;
   for (Index b : blocks) {
     for (Index i = g.blocks[b].begin; i < g.blocks[b].end; ++i) out.push_back(i);
+  }
+  return out;
+}
+
+// An instruction that does work of its own (no integer, uniform, control
+// or barrier instruction): what unrolling a loop repeats.
+bool repeats_work(OpClass c) {
+  switch (c) {
+    case OpClass::kInteger:
+    case OpClass::kUniform:
+    case OpClass::kControl:
+    case OpClass::kBarrier:
+    case OpClass::kOther:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// The predicate a branch is taken on ("P0" of @!P0 BRA, "UP0" of
+// BRA.U !UP0), without its negation; empty when it is taken always.
+std::string branch_predicate(const SassInstruction& insn) {
+  std::string p = always_executes(insn) ? trim(split(insn.operands, ',').front()) : insn.predicate.substr(1);
+  if (!p.empty() && p[0] == '!') p.erase(0, 1);
+  bool numbered = p.size() > 1 && is_digit(p.back());
+  return numbered && (p[0] == 'P' || p.rfind("UP", 0) == 0) ? p : "";
+}
+
+// The instructions that close a loop at block `latch`: its branch and the
+// comparison in the block that decides it. The comparison carries the
+// loop's own line where the branch carries that of a statement after the
+// body (a barrier before the next iteration).
+std::vector<Index> closing_instructions(const FunctionGraph& g, Index latch) {
+  Index last = g.blocks[latch].end - 1;
+  std::vector<Index> out = {last};
+  std::string p = branch_predicate(g.instruction(last));
+  if (p.empty()) return out;
+  for (Index i = last; i-- > g.blocks[latch].begin;) {
+    if (!may_write(g.instruction(i), p)) continue;
+    out.push_back(i);
+    break;
   }
   return out;
 }
@@ -77,40 +121,53 @@ void assign_trips(LoopInfo& info, const FunctionGraph& g, const Loop& loop, cons
   }
 }
 
-// The compiled loops that took the count of one group of computed loops
-// (the loops of one source location): in address order, each takes the
-// group's loop of its ordinal when the numbers agree, else all take the
-// group's mean (iterations over executions of its loops together).
-void assign_groups(std::vector<LoopInfo>& loops, std::size_t first, const std::vector<TripDeclaration>& trips) {
-  std::map<int, std::vector<std::size_t>> compiled;
-  for (std::size_t i = first; i < loops.size(); ++i) {
-    if (loops[i].trips_group >= 0) compiled[loops[i].trips_group].push_back(i);
+// The loops of one group of computed loops (one source location cuTile
+// split) take the compiled loops of one place in address order when the
+// numbers agree, else each their mean (iterations over executions of the
+// group's loops together).
+void assign_group(std::vector<LoopInfo>& loops, std::vector<std::size_t> members,
+                  std::vector<const TripDeclaration*> sources) {
+  std::sort(members.begin(), members.end(),
+            [&](std::size_t a, std::size_t b) { return loops[a].begin < loops[b].begin; });
+  std::sort(sources.begin(), sources.end(), [](auto* a, auto* b) { return a->ordinal < b->ordinal; });
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    LoopInfo& l = loops[members[k]];
+    l.trips_sources.clear();
+    if (members.size() == sources.size()) {
+      l.trips = sources[k]->trips;
+      if (sources[k]->source >= 0) l.trips_sources.push_back(sources[k]->source);
+      continue;
+    }
+    double executions = 0, iterations = 0;
+    for (const auto* d : sources) {
+      executions += d->executions;
+      iterations += d->executions * d->trips;
+      if (d->source >= 0) l.trips_sources.push_back(d->source);
+    }
+    l.trips = executions > 0 ? iterations / executions : 0;
   }
-  for (auto& [group, members] : compiled) {
+}
+
+// The compiled loops that took the count of one group of computed loops,
+// by place: the same compiled loop around them and warps in common (each
+// warp role runs the group's loops).
+void assign_groups(std::vector<LoopInfo>& loops, std::size_t first, const std::vector<TripDeclaration>& trips) {
+  std::map<std::pair<int, int>, std::vector<std::vector<std::size_t>>> places;  // (group, parent) -> by warps
+  for (std::size_t i = first; i < loops.size(); ++i) {
+    if (loops[i].trips_group < 0) continue;
+    auto& by_warps = places[{loops[i].trips_group, loops[i].parent}];
+    auto same = std::find_if(by_warps.begin(), by_warps.end(),
+                             [&](const auto& m) { return (loops[m.front()].warps & loops[i].warps) != 0; });
+    if (same == by_warps.end()) same = by_warps.insert(by_warps.end(), std::vector<std::size_t>());
+    same->push_back(i);
+  }
+  for (auto& [key, by_warps] : places) {
     std::vector<const TripDeclaration*> sources;
     for (const auto& d : trips) {
-      if (d.group == group) sources.push_back(&d);
+      if (d.group == key.first) sources.push_back(&d);
     }
     if (sources.size() < 2) continue;
-    std::sort(members.begin(), members.end(),
-              [&](std::size_t a, std::size_t b) { return loops[a].begin < loops[b].begin; });
-    std::sort(sources.begin(), sources.end(), [](auto* a, auto* b) { return a->ordinal < b->ordinal; });
-    for (std::size_t k = 0; k < members.size(); ++k) {
-      LoopInfo& l = loops[members[k]];
-      l.trips_sources.clear();
-      if (members.size() == sources.size()) {
-        l.trips = sources[k]->trips;
-        if (sources[k]->source >= 0) l.trips_sources.push_back(sources[k]->source);
-        continue;
-      }
-      double executions = 0, iterations = 0;
-      for (const auto* d : sources) {
-        executions += d->executions;
-        iterations += d->executions * d->trips;
-        if (d->source >= 0) l.trips_sources.push_back(d->source);
-      }
-      l.trips = executions > 0 ? iterations / executions : 0;
-    }
+    for (const auto& members : by_warps) assign_group(loops, members, sources);
   }
 }
 
@@ -150,7 +207,10 @@ class FunctionAnalysis {
       int parent = g_.loops[l].parent;
       report_.loops[first_loop_ + l].parent = parent < 0 ? -1 : static_cast<int>(first_loop_) + parent;
     }
-    if (o_.computed) assign_groups(report_.loops, first_loop_, *o_.computed);
+    if (o_.computed) {
+      match_tileir_loops();
+      assign_groups(report_.loops, first_loop_, *o_.computed);
+    }
     assign_routines();
     report_.block_cost += routine_cost(0);
     for (Index l = 0; l < g_.loops.size(); ++l) {
@@ -227,8 +287,9 @@ class FunctionAnalysis {
     info.depth = loop.depth;
     info.spin = loop.spin;
     info.allocation_retry = loop.allocation_retry;
+    info.elect = loop.elect;
     auto own = g_.own_blocks(l);
-    if (!loop.spin) assign_trips(info, g_, loop, own, o_);
+    if (!loop.spin && !o_.computed) assign_trips(info, g_, loop, own, o_);
     if (loop.allocation_retry) {
       info.trips = 1;  // the first try succeeds
       info.trips_from = "retry";
@@ -251,6 +312,84 @@ class FunctionAnalysis {
     }
     info.lines = body_lines(g_, insns, o_.lines);
     return info;
+  }
+
+  // The TileIR loop each compiled loop runs and its share of that loop's
+  // trips (loop_matching.h); an elect loop runs once.
+  void match_tileir_loops() {
+    std::vector<CompiledLoop> compiled;
+    for (Index l = 0; l < g_.loops.size(); ++l) compiled.push_back(compiled_loop(l));
+    auto matches = match_compiled_loops(compiled, *o_.computed);
+    std::vector<std::string> elect;
+    for (Index l = 0; l < g_.loops.size(); ++l) {
+      LoopInfo& info = report_.loops[first_loop_ + l];
+      if (info.elect) elect.push_back(loop_name(info));
+      info.warps = compiled[l].warps;
+      if (!info.spin) take_match(info, matches[l], l);
+    }
+    if (!elect.empty()) {
+      note(
+          fmt::format("{}: compiled loop(s) {} run a uniform operation for one elected lane at a time (ELECT, "
+                      "BRA.U.ANY), entered with one lane: each runs once",
+                      g_.function->name, fmt::join(elect, ", ")));
+    }
+  }
+
+  CompiledLoop compiled_loop(Index l) const {
+    const Loop& loop = g_.loops[l];
+    CompiledLoop c;
+    c.parent = loop.parent;
+    c.retry = loop.spin;
+    c.elect = loop.elect;
+    c.begin = g_.block_address(loop.header);
+    auto line_of = [&](Index i) -> std::optional<SourceLine> {
+      if (!o_.lines) return std::nullopt;
+      return o_.lines->find(g_.function->name, g_.instruction(i).address);
+    };
+    for (Index latch : loop.latches) {
+      for (Index i : closing_instructions(g_, latch)) {
+        if (auto line = line_of(i)) c.latches.push_back(*line);
+      }
+    }
+    for (Index b : body(l)) c.warps |= warps_[b];
+    for (Index i : instructions_of(g_, body(l))) {
+      if (auto line = line_of(i)) c.body.push_back(*line);
+      c.work += repeats_work(op_class(g_.instruction(i).opcode)) ? 1 : 0;
+      c.instructions += 1;
+    }
+    return c;
+  }
+
+  void take_match(LoopInfo& info, const LoopMatch& m, Index l) {
+    if (info.elect) {
+      info.trips = 1;
+      info.trips_from = "elect";
+      return;
+    }
+    if (m.tileir < 0) {
+      take_own_count(info, m, l);
+      return;
+    }
+    const TripDeclaration& d = (*o_.computed)[static_cast<Index>(m.tileir)];
+    info.trips_from = d.key;
+    info.trips_group = d.group;
+    info.trips_sources.clear();
+    if (d.source >= 0) info.trips_sources.push_back(d.source);
+    info.share = m.share;
+    info.trips = shared_trips(m.share, d.trips);
+  }
+
+  // A compiled loop that runs no TileIR loop: the count its SASS gives
+  // (counted_loops.h), else the assumption; named in a note either way.
+  void take_own_count(LoopInfo& info, const LoopMatch& m, Index l) {
+    auto counted = constant_trips(g_, l);
+    info.trips = counted ? static_cast<double>(*counted) : static_cast<double>(kAssumedTrips);
+    info.trips_from = counted ? "counted" : "assumed";
+    bool no_lines = !o_.lines || o_.lines->empty();
+    note(fmt::format("compiled loop {}{} runs no loop of the kernel's TileIR: {}; {} {} times", loop_name(info),
+                     info.lines ? " (" + format_lines(*info.lines) + ")" : "",
+                     no_lines ? "the cubin has no line table" : m.why_not,
+                     counted ? "its constant counter runs it" : "taken to run", trips_text(info.trips)));
   }
 
   std::optional<Index> entry_at(std::uint64_t address) const {
@@ -421,11 +560,11 @@ LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& option
   note_unmatched_trips(report, options);
   // No count is taken silently.
   for (const auto& l : report.loops) {
-    if (l.spin || l.trips_from != "assumed") continue;
+    if (l.spin || l.trips_from != "assumed" || options.computed) continue;
     report.notes.push_back(
-        fmt::format("compiled loop {}{} takes no counted or declared loop of the kernel{}: taken to run {} times",
-                    loop_name(l), l.lines ? " (" + format_lines(*l.lines) + ")" : "",
-                    options.computed ? "" : " (no TileIR to count its loops, and no declaration)", kAssumedTrips));
+        fmt::format("compiled loop {}{} takes no counted or declared loop of the kernel (no TileIR to count its "
+                    "loops, and no declaration): taken to run {} times",
+                    loop_name(l), l.lines ? " (" + format_lines(*l.lines) + ")" : "", kAssumedTrips));
   }
   return report;
 }
@@ -530,6 +669,15 @@ int producer_loop(const LoopAnalysis& r) {
     if (best < 0 || l.async_copies > r.loops[static_cast<std::size_t>(best)].async_copies) best = static_cast<int>(i);
   }
   return best;
+}
+
+double shared_trips(const TripShare& share, double trips) {
+  double t = std::max(trips - share.peeled, 0.0);
+  if (share.unroll > 1) {
+    double whole = std::floor(t / share.unroll + 1e-9);
+    t = share.remainder ? t - share.unroll * whole : whole;
+  }
+  return t / std::max(share.divide, 1.0);
 }
 
 std::string trips_text(double trips) {

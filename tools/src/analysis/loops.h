@@ -47,8 +47,12 @@ struct TripDeclaration {
   // share a group, numbered in program order, so that the compiled loops
   // of a location take their counts in address order.
   int group = -1, ordinal = 0;
-  int source = -1;        // the computed loop (Skeleton::loops) it comes from
-  double executions = 0;  // ... and how often that loop runs in the launch
+  int source = -1;         // the computed loop (Skeleton::loops) it comes from
+  double executions = 0;   // ... and how often that loop runs in the launch
+  int parent_source = -1;  // the computed loop around that loop, -1: none
+  // The places of the operations of that loop's body (SkeletonLoop::places):
+  // the lines a compiled loop of it is made of.
+  std::vector<SourceLine> places;
 };
 
 // Whether `decl` names the source line `line` (of an instruction), inlined
@@ -89,6 +93,22 @@ struct LineRange {
   int first = 0, last = 0;
 };
 
+// How a compiled loop's trips follow from those of the TileIR loop it runs
+// (loop_matching.h): that loop's trips per execution, less the iterations
+// peeled off before the compiled loop, over the unroll factor of its
+// unrolled copy (which takes the whole trips; a remainder copy takes what
+// they leave), over the copies that share them alike.
+struct TripShare {
+  double peeled = 0;
+  double unroll = 1;
+  bool remainder = false;
+  double divide = 1;
+  std::string text;  // how, for a reader: "" for a loop that runs every iteration
+};
+
+// The trips of a compiled loop whose TileIR loop runs `trips` per execution.
+double shared_trips(const TripShare& share, double trips);
+
 struct LoopInfo {
   std::string function;
   std::uint64_t begin = 0, end = 0;  // header address, last address of its hot (not cold) blocks
@@ -100,6 +120,8 @@ struct LoopInfo {
   std::string trips_from;          // "computed", the declaration's key, or "assumed"
   int trips_group = -1;            // the computed count's group (TripDeclaration::group)
   std::vector<int> trips_sources;  // the computed loops it takes its count from (Skeleton::loops)
+  TripShare share;                 // ... and its share of their trips
+  bool elect = false;              // an elect loop (cfg.h): the compiler's own, runs once
   WarpMask warps = 0;              // the warps of a block that run its body
   double runs = 0;                 // iterations of the body per block: trips times what runs it
   double work = 0;                 // cost x runs x warps: what the main loop is chosen by

@@ -75,6 +75,10 @@ struct SkeletonLoop {
   std::string kind;  // "for" or "loop"
   IrLocation where;
   int parent = -1;  // the enclosing loop, index in Skeleton::loops
+  // The places (file, line, call sites) of the operations of its body
+  // outside nested loops, and of those loops themselves: where the compiled
+  // loop's instructions come from (loops.h).
+  std::vector<IrLocation> places;
   int group = 0;    // loops of one location (file, line, call sites) share a group
   int ordinal = 0;  // ... and are numbered in program order
   CountSource source = CountSource::kComputed;

@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
-#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "analysis/isa.h"
+#include "analysis/thread_values.h"
 #include "support/text.h"
 
 namespace tileperf {
@@ -18,218 +18,59 @@ namespace {
 
 using Index = std::size_t;
 
-// A register known to hold the thread index shifted right by `shift` bits.
-struct ThreadIndex {
-  int shift = 0;
-  bool operator==(const ThreadIndex&) const = default;
-};
-
-enum class Compare { kLt, kLe, kGt, kGe, kEq, kNe };
-
-// A predicate known to hold (thread index >> shift) <compare> value.
-struct Condition {
-  int shift = 0;
-  Compare compare = Compare::kEq;
-  std::int64_t value = 0;
-  bool operator==(const Condition&) const = default;
-};
-
-struct Facts {
-  std::map<std::string, ThreadIndex> registers;
-  std::map<std::string, Condition> predicates;
-  bool operator==(const Facts&) const = default;
-};
-
-std::vector<std::string> operand_list(const std::string& operands) {
-  std::vector<std::string> out;
-  for (auto& part : split(operands, ',')) {
-    std::string op = trim(part);
-    if (auto dot = op.find(".reuse"); dot != std::string::npos) op.erase(dot);
-    out.push_back(op);
+// The warps of `mask` in which some thread can find `predicate` ("P0",
+// "!UP0", "PT") `holds` (or, with `holds` false, not holding); every warp of
+// `mask` when the predicate is not known.
+WarpMask warps_where(const ThreadFacts& f, std::string_view predicate, WarpMask mask, int threads, bool holds) {
+  auto values = predicate_values(f, predicate, threads);
+  if (!values) return mask;
+  WarpMask out = 0;
+  for (int w = 0; w < kMaxWarps && w * 32 < threads; ++w) {
+    if (!(mask >> w & 1u)) continue;
+    auto first = values->begin() + w * 32;
+    bool some = std::any_of(first, first + 32, [&](std::uint32_t v) { return (v != 0) == holds; });
+    if (some) out |= WarpMask(1) << w;
   }
   return out;
 }
 
-bool is_register(const std::string& op) {
-  std::string_view s = op;
-  if (s.rfind("UR", 0) == 0)
-    s.remove_prefix(2);
-  else if (s.rfind("UP", 0) == 0)
-    s.remove_prefix(2);
-  else if (!s.empty() && (s[0] == 'R' || s[0] == 'P'))
-    s.remove_prefix(1);
-  else
-    return false;
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_digit(c); });
-}
-
-std::optional<std::int64_t> immediate(const std::string& op) {
-  if (op == "RZ" || op == "URZ") return 0;
-  if (op.rfind("0x", 0) == 0 && op.size() > 2 && op.size() <= 10) {
-    std::int64_t v = 0;
-    auto [p, ec] = std::from_chars(op.data() + 2, op.data() + op.size(), v, 16);
-    if (ec == std::errc() && p == op.data() + op.size()) return v;
-    return std::nullopt;
-  }
-  return parse_count(op, std::int64_t(1) << 40);
-}
-
-std::optional<Compare> compare_of(std::string_view opcode) {
-  static const std::pair<const char*, Compare> kCompares[] = {{"LT", Compare::kLt}, {"LE", Compare::kLe},
-                                                              {"GT", Compare::kGt}, {"GE", Compare::kGe},
-                                                              {"EQ", Compare::kEq}, {"NE", Compare::kNe}};
-  for (const auto& [name, c] : kCompares) {
-    if (has_modifier(opcode, name)) return c;
-  }
+// A branch's predicate operand ("!UP0" of BRA.U !UP0, 0x1d0; "P1" of
+// @P0 BRA P1, 0x80), if it has one.
+std::optional<std::string> predicate_operand(const SassInstruction& insn) {
+  auto ops = split(insn.operands, ',');
+  if (ops.size() < 2) return std::nullopt;
+  std::string first = trim(ops[0]);
+  std::string_view name = first;
+  if (!name.empty() && name[0] == '!') name.remove_prefix(1);
+  bool numbered =
+      name.size() > 1 && std::all_of(name.begin() + (name.rfind("UP", 0) == 0 ? 2 : 1), name.end(), is_digit);
+  if ((name.rfind('P', 0) == 0 || name.rfind("UP", 0) == 0) && numbered) return first;
   return std::nullopt;
 }
 
-Compare negate(Compare c) {
-  switch (c) {
-    case Compare::kLt:
-      return Compare::kGe;
-    case Compare::kLe:
-      return Compare::kGt;
-    case Compare::kGt:
-      return Compare::kLe;
-    case Compare::kGe:
-      return Compare::kLt;
-    case Compare::kEq:
-      return Compare::kNe;
-    case Compare::kNe:
-      return Compare::kEq;
-  }
-  return c;
-}
-
-// PLOP3.LUT Pd, PT, a, b, c, lut, 0x0 with one known input and the others
-// constant (PT, !PT): Pd is that input or its negation. LUT bit a*4+b*2+c.
-std::optional<Condition> predicate_logic(const Facts& f, const std::vector<std::string>& ops) {
-  if (ops.size() != 7 || (ops[1] != "PT" && ops[1] != "UPT")) return std::nullopt;
-  auto lut = immediate(ops[5]);
-  if (!lut) return std::nullopt;
-  int known = -1, constants[3] = {0, 0, 0};
-  const Condition* condition = nullptr;
-  bool negated = false;
-  for (int k = 0; k < 3; ++k) {
-    std::string op = ops[static_cast<std::size_t>(2 + k)];
-    bool neg = !op.empty() && op[0] == '!';
-    if (neg) op = op.substr(1);
-    if (op == "PT" || op == "UPT") {
-      constants[k] = neg ? 0 : 1;
-      continue;
-    }
-    auto it = f.predicates.find(op);
-    if (it == f.predicates.end() || known >= 0) return std::nullopt;
-    known = k;
-    condition = &it->second;
-    negated = neg;
-  }
-  if (known < 0) return std::nullopt;
-  auto eval = [&](int x) {
-    int in[3] = {constants[0], constants[1], constants[2]};
-    in[known] = negated ? 1 - x : x;
-    return (*lut >> (in[0] * 4 + in[1] * 2 + in[2])) & 1;
-  };
-  int if_false = static_cast<int>(eval(0)), if_true = static_cast<int>(eval(1));
-  if (if_false == if_true) return std::nullopt;
-  Condition out = *condition;
-  if (if_true == 0) out.compare = negate(out.compare);
-  return out;
-}
-
-// The registers an instruction may write: its first operand, and for a
-// comparison the second predicate too.
-void kill_destinations(Facts& f, const std::vector<std::string>& ops) {
-  for (std::size_t i = 0; i < ops.size() && i < 2; ++i) {
-    if (!is_register(ops[i])) break;
-    f.registers.erase(ops[i]);
-    f.predicates.erase(ops[i]);
-    if (ops[i][0] == 'R' || (ops[i].rfind("UR", 0) == 0)) break;  // one register destination
-  }
-}
-
-void transfer(Facts& f, const SassInstruction& insn) {
-  auto ops = operand_list(insn.operands);
-  std::optional<ThreadIndex> value;
-  std::optional<Condition> condition;
-  std::string_view base = base_opcode(insn.opcode);
-  bool plain = always_executes(insn);
-  auto known = [&](const std::string& reg) -> const ThreadIndex* {
-    auto it = f.registers.find(reg);
-    return it == f.registers.end() ? nullptr : &it->second;
-  };
-  if (plain && insn.opcode == "S2R" && ops.size() == 2 && ops[1] == "SR_TID.X") {
-    value = ThreadIndex{0};
-  } else if (plain && insn.opcode == "SHF.R.U32.HI" && ops.size() == 4 && ops[1] == "RZ") {
-    auto by = immediate(ops[2]);
-    if (const auto* t = known(ops[3]); t && by && *by < 32) value = ThreadIndex{t->shift + static_cast<int>(*by)};
-  } else if (plain && ((insn.opcode == "R2UR" || insn.opcode == "MOV") && ops.size() == 2)) {
-    if (const auto* t = known(ops[1])) value = *t;
-  } else if (plain && insn.opcode == "IMAD.MOV.U32" && ops.size() == 4 && ops[1] == "RZ" && ops[2] == "RZ") {
-    if (const auto* t = known(ops[3])) value = *t;
-  } else if (plain && (base == "ISETP" || base == "UISETP") && has_modifier(insn.opcode, "AND") && ops.size() == 5 &&
-             (ops[1] == "PT" || ops[1] == "UPT") && (ops[4] == "PT" || ops[4] == "UPT")) {
-    auto c = compare_of(insn.opcode);
-    auto v = immediate(ops[3]);
-    if (const auto* t = known(ops[2]); t && c && v) condition = Condition{t->shift, *c, *v};
-  } else if (plain && (insn.opcode == "PLOP3.LUT" || insn.opcode == "UPLOP3.LUT")) {
-    condition = predicate_logic(f, ops);
-  }
-  kill_destinations(f, ops);
-  if (value && !ops.empty()) f.registers[ops[0]] = *value;
-  if (condition && !ops.empty()) f.predicates[ops[0]] = *condition;
-}
-
-// Whether some thread of warp `w` can make the condition true (or false).
-bool can_be(const Condition& c, int w, bool truth) {
-  std::int64_t lo = (std::int64_t(w) * 32) >> c.shift, hi = (std::int64_t(w) * 32 + 31) >> c.shift;
-  std::int64_t v = c.value;
-  bool t = false, f = false;
-  switch (c.compare) {
-    case Compare::kLt:
-      t = lo < v, f = hi >= v;
-      break;
-    case Compare::kLe:
-      t = lo <= v, f = hi > v;
-      break;
-    case Compare::kGt:
-      t = hi > v, f = lo <= v;
-      break;
-    case Compare::kGe:
-      t = hi >= v, f = lo < v;
-      break;
-    case Compare::kEq:
-      t = lo <= v && v <= hi, f = !(lo == v && hi == v);
-      break;
-    case Compare::kNe:
-      t = !(lo == v && hi == v), f = lo <= v && v <= hi;
-      break;
-  }
-  return truth ? t : f;
-}
-
-// The warps of `mask` for which the guard "@P0" / "@!P0" can hold (or
-// fail, with `holds` false); every warp when the predicate is not known.
-WarpMask guarded(const Facts& f, const std::string& guard, WarpMask mask, bool holds) {
-  if (guard.size() < 2 || guard[0] != '@') return holds ? mask : 0;
-  bool negated = guard[1] == '!';
-  std::string pred = guard.substr(negated ? 2 : 1);
-  if (pred == "PT" || pred == "UPT") return (holds != negated) ? mask : 0;
-  auto it = f.predicates.find(pred);
-  if (it == f.predicates.end()) return mask;
-  WarpMask out = 0;
-  for (int w = 0; w < kMaxWarps; ++w) {
-    if ((mask >> w & 1u) && can_be(it->second, w, holds != negated)) out |= WarpMask(1) << w;
-  }
-  return out;
+// The warps that leave a block by its last instruction's target (first) and
+// by falling through (second): a guard (@P0 BRA, @P0 EXIT) and a predicate
+// operand (BRA.U !UP0) each split them where their values are known.
+std::pair<WarpMask, WarpMask> split_warps(const ThreadFacts& f, const SassInstruction& last, WarpMask mask,
+                                          int threads) {
+  Flow kind = flow(last);
+  if (kind != Flow::kBranch && kind != Flow::kExit) return {mask, mask};
+  bool guard = !always_executes(last);
+  std::string_view guard_predicate = guard ? std::string_view(last.predicate).substr(1) : std::string_view("PT");
+  WarpMask holds = warps_where(f, guard_predicate, mask, threads, true);
+  WarpMask fails = guard ? warps_where(f, guard_predicate, mask, threads, false) : 0;
+  auto operand = kind == Flow::kBranch ? predicate_operand(last) : std::nullopt;
+  if (!operand) return {holds, fails};
+  WarpMask taken = holds & warps_where(f, *operand, mask, threads, true);
+  return {taken, fails | (holds & warps_where(f, *operand, mask, threads, false))};
 }
 
 class WarpFlow {
  public:
-  WarpFlow(const FunctionGraph& g, int warps) : g_(g), masks_(g.blocks.size(), 0), facts_(g.blocks.size()) {
+  WarpFlow(const FunctionGraph& g, int warps)
+      : g_(g), threads_(std::clamp(warps, 1, kMaxWarps) * 32), masks_(g.blocks.size(), 0), facts_(g.blocks.size()) {
     seen_.assign(g.blocks.size(), false);
-    for (Index e : g.entries) enter(e, all_warps(warps), Facts{});
+    for (Index e : g.entries) enter(e, all_warps(warps), ThreadFacts{});
   }
 
   std::vector<WarpMask> run() {
@@ -243,20 +84,9 @@ class WarpFlow {
   }
 
  private:
-  void enter(Index b, WarpMask mask, const Facts& facts) {
+  void enter(Index b, WarpMask mask, const ThreadFacts& facts) {
     if (mask == 0) return;
-    Facts merged = facts;
-    if (seen_[b]) {
-      merged = Facts{};
-      for (const auto& [k, v] : facts_[b].registers) {
-        auto it = facts.registers.find(k);
-        if (it != facts.registers.end() && it->second == v) merged.registers[k] = v;
-      }
-      for (const auto& [k, v] : facts_[b].predicates) {
-        auto it = facts.predicates.find(k);
-        if (it != facts.predicates.end() && it->second == v) merged.predicates[k] = v;
-      }
-    }
+    ThreadFacts merged = seen_[b] ? meet(facts_[b], facts) : facts;
     WarpMask grown = masks_[b] | mask;
     if (!seen_[b] || grown != masks_[b] || !(merged == facts_[b])) changed_ = true;
     seen_[b] = true;
@@ -266,20 +96,13 @@ class WarpFlow {
 
   void propagate(Index b) {
     const BasicBlock& block = g_.blocks[b];
-    Facts f = facts_[b];
+    ThreadFacts f = facts_[b];
     WarpMask mask = masks_[b];
-    for (Index i = block.begin; i + 1 < block.end; ++i) transfer(f, g_.instruction(i));
+    for (Index i = block.begin; i + 1 < block.end; ++i) apply_instruction(f, g_.instruction(i), threads_);
     const SassInstruction& last = g_.instruction(block.end - 1);
-    Flow kind = flow(last);
-    std::optional<std::uint64_t> target = kind == Flow::kBranch ? branch_target(last) : std::nullopt;
-    // A guard (@P0 BRA) splits the warps; a predicate operand (BRA.U !UP0,
-    // @P0 BRA P1, ...) may send any warp either way on top of it.
-    bool guard = !always_executes(last);
-    bool operand = predicate_operand(last);
-    WarpMask taken = guard ? guarded(f, last.predicate, mask, true) : mask;
-    WarpMask falls = guard && !operand ? guarded(f, last.predicate, mask, false) : mask;
-    if (kind == Flow::kExit) falls = guarded(f, last.predicate, mask, false);
-    transfer(f, last);
+    std::optional<std::uint64_t> target = flow(last) == Flow::kBranch ? branch_target(last) : std::nullopt;
+    auto [taken, falls] = split_warps(f, last, mask, threads_);
+    apply_instruction(f, last, threads_);
     for (Index s : block.successors) {
       bool is_target = target && g_.block_address(s) == *target;
       bool is_next = s == b + 1;
@@ -291,16 +114,10 @@ class WarpFlow {
     }
   }
 
-  static bool predicate_operand(const SassInstruction& insn) {
-    auto ops = operand_list(insn.operands);
-    if (ops.size() < 2 || ops[0].empty()) return false;
-    std::string first = ops[0][0] == '!' ? ops[0].substr(1) : ops[0];
-    return is_register(first) && (first[0] == 'P' || first.rfind("UP", 0) == 0) && first != "PT" && first != "UPT";
-  }
-
   const FunctionGraph& g_;
+  int threads_;
   std::vector<WarpMask> masks_;
-  std::vector<Facts> facts_;
+  std::vector<ThreadFacts> facts_;
   std::vector<bool> seen_;
   bool changed_ = true;
 };

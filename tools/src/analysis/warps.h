@@ -4,11 +4,14 @@
 // (S2R SR_TID.X), shifts it to a warp index (SHF.R.U32.HI R, RZ, 0x5, R),
 // compares it with constants (ISETP) and branches, so that one warpgroup
 // runs the tensor-core loop, one warp issues the TMA copies and the rest
-// wait or leave. A forward data-flow pass follows the thread index through
-// those instructions and splits the set of warps at each branch on such a
-// comparison: a warp takes a side when one of its threads can. Anything it
-// cannot follow keeps every warp on both sides, so the answer is never too
-// small. Blocks of up to 1024 threads (32 warps).
+// wait or leave. Register allocation may keep the warp index in a plain
+// register or move it to a uniform one (R2UR UR21, R2 ... UISETP ... UR21)
+// and back. A forward data-flow pass computes each thread's value of the
+// registers and predicates that come from the thread index, whichever file
+// holds them (thread_values.h), and splits the set of warps at each branch
+// on such a predicate: a warp takes a side when one of its threads can.
+// Anything it cannot follow keeps every warp on both sides, so the answer
+// is never too small. Blocks of up to 1024 threads (32 warps).
 #pragma once
 
 #include <cstdint>

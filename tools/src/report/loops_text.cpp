@@ -96,9 +96,10 @@ void add_loop(std::string& out, const LoopAnalysis& r, std::size_t i, int indent
                        l.allocation_retry ? "register allocation, runs once" : "barrier wait, cold", l.instructions);
     return;
   }
-  out += fmt::format("{}loop {}  depth {}{}  trips {} ({}){}  {}\n", pad, loop_name(l), l.depth,
+  out += fmt::format("{}loop {}  depth {}{}  trips {} ({}{}){}  {}\n", pad, loop_name(l), l.depth,
                      static_cast<int>(i) == r.main ? "  MAIN" : "", trips_text(l.trips), l.trips_from,
-                     l.lines ? "  " + format_lines(*l.lines) : "", format_warps(l.warps));
+                     l.share.text.empty() ? "" : "; " + l.share.text, l.lines ? "  " + format_lines(*l.lines) : "",
+                     format_warps(l.warps));
   out += fmt::format(
       "{}  body: {} instructions, ii {}, waits {}, mma {}, mufu {}, loads {}, stores {}, "
       "async copies {}, fp64 {}, cost {:.1f} per iteration\n",
@@ -143,6 +144,9 @@ nlohmann::json loop_json(const LoopAnalysis& r) {
                         {"main", static_cast<int>(i) == r.main},
                         {"trips", l.trips},
                         {"trips_from", l.trips_from},
+                        {"tileir_loops", l.trips_sources},
+                        {"trips_share", l.share.text},
+                        {"elect", l.elect},
                         {"instructions", l.instructions},
                         {"ii", l.stall_cycles},
                         {"waits", l.waits},
