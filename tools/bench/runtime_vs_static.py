@@ -154,6 +154,8 @@ def join_row(row: dict, build: Path, metrics: list[str]) -> dict:
     if row.get("kind") == "config":
         return join_config(row, build)
     out = {k: row.get(k) for k in ("id", "patch", "kind", "kernel", "config")}
+    if row.get("set"):
+        out["set"] = row["set"]
     out["gate"] = gate_verdict(row, build)
     if "error" in row:
         out["runtime"] = None
@@ -366,6 +368,10 @@ def summary(doc: dict) -> list[str]:
             ("validation edits, the model now", a["validation"]),
             ("corpus mutants (fitted)", a["mutant"]),
             ("all edits, the model now", a["all"])]
+    for key in sorted(k for k in a if k.startswith("set:") and not k.endswith("_before")):
+        sets += [(f"set `{key[4:]}`, as the model committed before their timing predicted them",
+                  a.get(key + "_before")),
+                 (f"set `{key[4:]}`, the model now", a[key])]
     out = ["## The launch estimate against the runtime", "",
            f"`{ESTIMATE}` (the launch model's time) per edit: its delta ranked against the "
            f"runtime delta, its slowdown factor (edit / base) against the measured one, and "
@@ -544,6 +550,12 @@ def build_doc(timing: dict, timing_path: Path, build: Path, metrics: list[str],
         acc["validation_before"] = accuracy([r for r in rows if r["kind"] == "validation"],
                                             predictions["rows"])
         acc["all_before"] = accuracy(edits, predictions["rows"])
+    # A timing set (the patch header's 'set:', such as the unfitted edits) apart.
+    for name in sorted({r["set"] for r in rows if r.get("set")}):
+        in_set = [r for r in rows if r.get("set") == name]
+        acc[f"set:{name}"] = accuracy(in_set)
+        if predictions is not None:
+            acc[f"set:{name}_before"] = accuracy(in_set, predictions["rows"])
     return {
         "accuracy": acc,
         "bases": base_accuracy(rows),
