@@ -315,3 +315,15 @@ def test_a_timing_set_is_reported_apart(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert "| set `unfitted`, as the model committed before their timing predicted them | 2 |" in md
     assert "| set `unfitted`, the model now | 2 |" in md
+
+
+def test_predictions_of_several_files_are_joined(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps({"tileperf": "tileperf 0.1.0", "rows": {"v1.c": {"base": 1, "edit": 2}}}))
+    second.write_text(json.dumps({"tileperf": "tileperf 0.1.0", "rows": {"u1.c": {"base": 3, "edit": 4}}}))
+    joined = rvs.merged_predictions([first, second])
+    assert joined == {"tileperf": "tileperf 0.1.0",
+                      "rows": {"v1.c": {"base": 1, "edit": 2}, "u1.c": {"base": 3, "edit": 4}}}
+    second.write_text(json.dumps({"rows": {"v1.c": {"base": 1, "edit": 5}}}))
+    with pytest.raises(SystemExit, match="row v1.c differs"):
+        rvs.merged_predictions([first, second])
