@@ -23,6 +23,11 @@
 #   miss: <why>           (optional) the launch model is known to judge it
 #                         against its measurement: the checks must keep
 #                         missing, so that a model that gets it right shows
+#   set: <name>           (optional, free text to the self-tests) the timing
+#                         set the edit belongs to: tools/gpu/prepare_timing.sh
+#                         --set <name> gathers that set alone (the unfitted
+#                         edits, written and predicted before their timing:
+#                         set: unfitted, tools/bench/unfitted_runtime.*)
 # and optionally
 #   archs: <arch>...      the architectures to check it on (default: all); a
 #                         tuning change is judged by the launch model, which

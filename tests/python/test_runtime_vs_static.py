@@ -284,3 +284,46 @@ def test_args_overlapping_without_a_shared_alias_group_are_refused():
     assert any("overlap" in p for p in gl.check_args(sig([mat, mat]), (a, overlap)))
     shared = array(ct.float16, 2, alias_groups=("x",))
     assert gl.check_args(sig([shared, shared]), (a, overlap)) == []
+
+
+def test_a_timing_set_is_reported_apart(tmp_path):
+    """Validation rows of a set (the patch header's 'set:') get their own
+    accuracy, before and after, beside every validation row's."""
+    build = tmp_path / "build"
+    base = b"base cubin"
+    side(build, "tileperf/k", "c", {"cost.time_ns": 1000}, base)
+    rows = []
+    for name, est, ms, extra in (("v1", 1100, 1.2, {}), ("v2", 900, 0.8, {}),
+                                 ("u1", 1000, 1.5, {"set": "unfitted"}),
+                                 ("u2", 1200, 1.3, {"set": "unfitted"})):
+        side(build, f"tileperf-selftest/{name}", "c", {"cost.time_ns": est}, name.encode())
+        rows.append(timing_row(name, "validation", "c", 1.0, ms, base, name.encode(), **extra))
+    path = tmp_path / "timing.json"
+    path.write_text(json.dumps({"provenance": {"gpu": "Test GPU"}, "rows": rows}))
+    predictions = tmp_path / "pred.json"
+    predictions.write_text(json.dumps({"tileperf": "tileperf 0.1.0", "rows": {
+        "u1.c": {"base": 1000, "edit": 1000}, "u2.c": {"base": 1000, "edit": 1200}}}))
+    out = tmp_path / "report"
+    assert rvs.main([str(path), "--build", str(build), "--out", str(out), "--metrics", "cost.time_ns",
+                     "--predictions", str(predictions)]) == 0
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["accuracy"]["validation"]["n"] == 4
+    assert doc["accuracy"]["set:unfitted"]["n"] == 2
+    assert doc["accuracy"]["set:unfitted_before"]["n"] == 2
+    assert doc["accuracy"]["set:unfitted_before"]["estimate_slower_passed"] == ["u1.c"]
+    assert [r.get("set") for r in doc["rows"]] == [None, None, "unfitted", "unfitted"]
+    md = (tmp_path / "report.md").read_text()
+    assert "| set `unfitted`, as the model committed before their timing predicted them | 2 |" in md
+    assert "| set `unfitted`, the model now | 2 |" in md
+
+
+def test_predictions_of_several_files_are_joined(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps({"tileperf": "tileperf 0.1.0", "rows": {"v1.c": {"base": 1, "edit": 2}}}))
+    second.write_text(json.dumps({"tileperf": "tileperf 0.1.0", "rows": {"u1.c": {"base": 3, "edit": 4}}}))
+    joined = rvs.merged_predictions([first, second])
+    assert joined == {"tileperf": "tileperf 0.1.0",
+                      "rows": {"v1.c": {"base": 1, "edit": 2}, "u1.c": {"base": 3, "edit": 4}}}
+    second.write_text(json.dumps({"rows": {"v1.c": {"base": 1, "edit": 5}}}))
+    with pytest.raises(SystemExit, match="row v1.c differs"):
+        rvs.merged_predictions([first, second])

@@ -11,6 +11,7 @@ replayed cycles per step with the measured ones: the difference, per
 result wait, is the latency the model lacks.
 
     python3 tools/bench/mma_latency.py [--tileperf build/tools/tileperf]
+        [--calibration tools/bench/h100_calibration.json --cubins DIR]   # another card
 """
 
 from __future__ import annotations
@@ -28,15 +29,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tileperf", default=str(TOP / "build/tools/tileperf"))
     ap.add_argument("--cuobjdump", default=str(next(TOP.glob(".venv/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump"), "cuobjdump")))
+    ap.add_argument("--calibration", type=Path, default=TOP / "tools/bench/h200_calibration.json",
+                    help="the card's calibration (an H100's: tools/bench/h100_calibration.json)")
+    ap.add_argument("--cubins", type=Path, default=TOP / "tools/bench/h200_mma",
+                    help="the chains' cubins that calibrate.sh kept on the same card")
     args = ap.parse_args()
-    cal = json.loads((TOP / "tools/bench/h200_calibration.json").read_text())
+    cal = json.loads(args.calibration.read_text())
     clock = cal["measurements"]["sm_clock_ghz"]["value"]
     print(f"{'chain':<28} {'measured':>9} {'replayed':>9} {'waits':>6} {'latency per wait':>17}")
     for shape in ("64x128", "64x64"):
         for kind, waits_per_step in (("outside", 1), ("accumulate", 0)):
             name = f"wgmma_{shape}_{kind}"
             ns = cal["measurements"][name + "_ns"]["value"]
-            out = subprocess.run([args.tileperf, "loops", str(TOP / f"tools/bench/h200_mma/{name}.cubin"), "--json",
+            out = subprocess.run([args.tileperf, "loops", str(args.cubins / f"{name}.cubin"), "--json",
                                   "--cuobjdump", args.cuobjdump, "--latency", "mma_result=0"],
                                  capture_output=True, text=True, check=True)
             loops = [l for l in json.loads(out.stdout)["loops"] if not l["spin"]]

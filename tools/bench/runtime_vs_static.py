@@ -154,6 +154,8 @@ def join_row(row: dict, build: Path, metrics: list[str]) -> dict:
     if row.get("kind") == "config":
         return join_config(row, build)
     out = {k: row.get(k) for k in ("id", "patch", "kind", "kernel", "config")}
+    if row.get("set"):
+        out["set"] = row["set"]
     out["gate"] = gate_verdict(row, build)
     if "error" in row:
         out["runtime"] = None
@@ -366,6 +368,10 @@ def summary(doc: dict) -> list[str]:
             ("validation edits, the model now", a["validation"]),
             ("corpus mutants (fitted)", a["mutant"]),
             ("all edits, the model now", a["all"])]
+    for key in sorted(k for k in a if k.startswith("set:") and not k.endswith("_before")):
+        sets += [(f"set `{key[4:]}`, as the model committed before their timing predicted them",
+                  a.get(key + "_before")),
+                 (f"set `{key[4:]}`, the model now", a[key])]
     out = ["## The launch estimate against the runtime", "",
            f"`{ESTIMATE}` (the launch model's time) per edit: its delta ranked against the "
            f"runtime delta, its slowdown factor (edit / base) against the measured one, and "
@@ -389,7 +395,8 @@ def summary(doc: dict) -> list[str]:
     out += ["", f"Base configurations timed alone: the estimate within 2x of the measured time for "
                 f"{b['within_2']} of {b['n']}, within 1.5x for {b['within_1_5']}."]
     if doc.get("predictions_file"):
-        out += ["", f"Predictions before the timing: `{doc['predictions_file']}` "
+        files = ", ".join(f"`{f}`" for f in doc["predictions_file"].split(", "))
+        out += ["", f"Predictions before the timing: {files} "
                     f"({doc.get('predictions_tileperf')}, made with `tools/bench/predict_rows.py`)."]
     return out + [""]
 
@@ -531,9 +538,26 @@ def markdown(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def merged_predictions(paths: list[Path]) -> dict | None:
+    """The rows of predict_rows.py's files together (a row in two must agree),
+    with the tileperf versions that made them."""
+    if not paths:
+        return None
+    rows, versions = {}, []
+    for path in paths:
+        doc = json.loads(path.read_text())
+        for key, value in doc["rows"].items():
+            if rows.get(key, value) != value:
+                raise SystemExit(f"{rel(path)}: row {key} differs from another predictions file's")
+            rows[key] = value
+        if doc.get("tileperf") not in versions:
+            versions.append(doc.get("tileperf"))
+    return {"tileperf": ", ".join(str(v) for v in versions), "rows": rows}
+
+
 def build_doc(timing: dict, timing_path: Path, build: Path, metrics: list[str],
               include_violations: bool, command: str, predictions: dict | None = None,
-              predictions_path: Path | None = None) -> dict:
+              predictions_path: str | None = None) -> dict:
     rows = [join_row(r, build, metrics) for r in timing["rows"]]
     prov = timing.get("provenance", {})
     edits = [r for r in rows if r["kind"] in ("mutant", "validation")]
@@ -544,10 +568,16 @@ def build_doc(timing: dict, timing_path: Path, build: Path, metrics: list[str],
         acc["validation_before"] = accuracy([r for r in rows if r["kind"] == "validation"],
                                             predictions["rows"])
         acc["all_before"] = accuracy(edits, predictions["rows"])
+    # A timing set (the patch header's 'set:', such as the unfitted edits) apart.
+    for name in sorted({r["set"] for r in rows if r.get("set")}):
+        in_set = [r for r in rows if r.get("set") == name]
+        acc[f"set:{name}"] = accuracy(in_set)
+        if predictions is not None:
+            acc[f"set:{name}_before"] = accuracy(in_set, predictions["rows"])
     return {
         "accuracy": acc,
         "bases": base_accuracy(rows),
-        "predictions_file": rel(predictions_path) if predictions_path else None,
+        "predictions_file": predictions_path,
         "predictions_tileperf": predictions.get("tileperf") if predictions else None,
         "format": "tileperf-runtime-vs-static/1",
         "command": command,
@@ -573,9 +603,10 @@ def main(argv=None) -> int:
                     help="comma-separated metric names (default: %(default)s)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
                     help="writes <out>.md and <out>.json (default: %(default)s)")
-    ap.add_argument("--predictions", type=Path, default=None,
+    ap.add_argument("--predictions", type=Path, action="append", default=None,
                     help="predict_rows.py's record of the estimates before the timing (default: "
-                         "<timing stem>.predictions.json when it exists)")
+                         "<timing stem>.predictions.json when it exists); repeated, their rows "
+                         "together (the validation rows' and the unfitted set's)")
     ap.add_argument("--include-assumption-violations", action="store_true",
                     help="count rows whose inputs broke the signature's assumptions in the "
                          "correlations")
@@ -591,13 +622,15 @@ def main(argv=None) -> int:
     if args.include_assumption_violations:
         words.append("--include-assumption-violations")
     timing = json.loads(args.timing.read_text())
-    predictions_path = args.predictions
-    if predictions_path is None:
+    paths = args.predictions
+    if paths is None:
         guess = args.timing.with_name(args.timing.name.replace(".device.json", "") + ".predictions.json")
-        predictions_path = guess if guess.exists() else None
-    elif rel(predictions_path):
-        words += ["--predictions", rel(predictions_path)]
-    predictions = json.loads(predictions_path.read_text()) if predictions_path else None
+        paths = [guess] if guess.exists() else []
+    else:
+        for path in paths:
+            words += ["--predictions", rel(path)]
+    predictions = merged_predictions(paths)
+    predictions_path = ", ".join(rel(p) for p in paths) if paths else None
     doc = build_doc(timing, args.timing, args.build, metrics,
                     args.include_assumption_violations, shlex.join(words), predictions, predictions_path)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -79,6 +79,8 @@ def patch_header(path: Path) -> dict:
         if not m or not m.group(1).split():
             raise ValueError(f"{path}: the header has no '{key}:' line")
         fields[key] = m.group(1).split()
+    m = re.search(r"^set:[ \t]*(\S+)", text, re.M)
+    fields["set"] = m.group(1) if m else None
     m = re.search(r"^\+\+\+ [^/\s]*/(\S+)", text, re.M)
     if not m:
         raise ValueError(f"{path}: no '+++ b/<file>' line")
@@ -263,6 +265,10 @@ def main(argv=None) -> int:
                     help="patch files or names (default: tests/mutants/*.patch tests/noop/*.patch)")
     ap.add_argument("-o", "--out", type=Path,
                     help="the folder to write (default: .timing, with --configs .gate-cubins)")
+    ap.add_argument("--set", dest="timing_set", metavar="NAME",
+                    help="the patches whose header says 'set: NAME' (of tests/validation, "
+                         "tests/mutants and tests/noop) instead of naming them: a timing set "
+                         "such as the unfitted edits (set: unfitted)")
     ap.add_argument("--build", type=Path, default=TOP / "build")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--configs", action="store_true",
@@ -284,7 +290,14 @@ def main(argv=None) -> int:
 
     corpus = {"mutant": TOP / "tests/mutants", "noop": TOP / "tests/noop",
               "validation": TOP / "tests/validation"}
-    if args.patches:
+    if args.patches and args.timing_set:
+        ap.error("name patches or give --set, not both")
+    if args.timing_set:
+        patches = [p.resolve() for folder in corpus.values() for p in sorted(folder.glob("*.patch"))
+                   if patch_header(p)["set"] == args.timing_set]
+        if not patches:
+            ap.error(f"no patch of tests/mutants, tests/noop or tests/validation says 'set: {args.timing_set}'")
+    elif args.patches:
         patches = []
         for p in args.patches:
             if not p.exists():
@@ -325,6 +338,8 @@ def main(argv=None) -> int:
                 row = {"id": f"{name}.{config}", "patch": name, "kind": head["kind"],
                        "expect": head["expect"], "kernel": kernel, "file": file_name,
                        "config": config, "arch": args.arch}
+                if head["set"]:
+                    row["set"] = head["set"]
                 common = dict(store=store, file_name=file_name, config=config, arch=args.arch,
                               bytecode_version=bytecode_version, tileiras=tileiras,
                               work=Path(tmp) / name, log=print)
@@ -353,8 +368,9 @@ def main(argv=None) -> int:
                      "version": release.group(2) if release else None,
                      "banner": version.strip().splitlines()},
         "tileiras_flags": tileiras_flags(args.arch) + ["--remarks-output-file=<file>"],
-        "command": "tools/gpu/prepare_timing.sh " + " ".join(
-            rel(p) for p in args.patches) if args.patches else "tools/gpu/prepare_timing.sh",
+        "command": ("tools/gpu/prepare_timing.sh " + " ".join(rel(p) for p in args.patches)
+                    if args.patches else f"tools/gpu/prepare_timing.sh --set {args.timing_set}"
+                    if args.timing_set else "tools/gpu/prepare_timing.sh"),
         "rows": rows,
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")

@@ -7,7 +7,9 @@
 # sources and a manifest, into one folder to carry to the GPU machine
 # (default .timing/, ignored by git). Then, there:
 #   python3 tools/gpu/time_edits.py .timing $OUT/edit_timing.json
-#   tools/gpu/prepare_timing.sh [-o DIR] [--build DIR] [--arch sm_90] [PATCH...]
+#   tools/gpu/prepare_timing.sh [-o DIR] [--build DIR] [--arch sm_90] [PATCH... | --set NAME]
+# --set NAME takes the patches whose header says 'set: NAME' (the unfitted
+# validation edits: --set unfitted -o .timing-unfitted).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 python=${TILEPERF_PYTHON:-$top/.venv/bin/python}

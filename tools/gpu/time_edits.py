@@ -49,6 +49,9 @@ import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# What each output row keeps of its manifest row ("set": a timing set, such as
+# the unfitted validation edits, that the report keeps apart).
+ROW_FIELDS = ("id", "patch", "kind", "set", "expect", "kernel", "config", "arch")
 
 
 def percentile(values, q):
@@ -206,7 +209,7 @@ class Worker:
         torch, ct = self.torch, self.ct
         st = self.settings
         start = time.perf_counter()
-        out = {k: row.get(k) for k in ("id", "patch", "kind", "expect", "kernel", "config", "arch")}
+        out = {k: row.get(k) for k in ROW_FIELDS}
         if "error" in row:
             raise RuntimeError(f"prepare_timing: {row['error']}")
         # A configuration row (kind "config") has a base only: it is timed alone.
@@ -316,8 +319,7 @@ class Worker:
             try:
                 result = self.run_row(row)
             except Exception as e:
-                result = {k: row.get(k) for k in ("id", "patch", "kind", "expect", "kernel",
-                                                  "config", "arch")}
+                result = {k: row.get(k) for k in ROW_FIELDS}
                 result["error"] = f"{type(e).__name__}: {e}"
                 result["traceback"] = traceback.format_exc().splitlines()[-12:]
                 sink({"event": "row", "index": i, "row": result})
@@ -430,8 +432,7 @@ def main(argv=None) -> int:
         if started is not None and started not in results:
             # The worker died inside a row: that row gets the reason.
             r = rows[started]
-            results[started] = {k: r.get(k) for k in ("id", "patch", "kind", "expect", "kernel",
-                                                       "config", "arch")}
+            results[started] = {k: r.get(k) for k in ROW_FIELDS}
             results[started]["error"] = (f"worker exited with {proc.returncode} during this row: "
                                          + proc.stderr[-1500:])
             print(f"  {r['id']:<55} error: worker exited with {proc.returncode}", flush=True)
@@ -447,8 +448,7 @@ def main(argv=None) -> int:
         if i in results:
             out_rows.append(results[i])
         else:
-            skipped = {k: r.get(k) for k in ("id", "patch", "kind", "expect", "kernel", "config",
-                                             "arch")}
+            skipped = {k: r.get(k) for k in ROW_FIELDS}
             skipped["error"] = f"skipped: the time budget of {args.budget_s:.0f} s ran out"
             out_rows.append(skipped)
     header = {k: manifest.get(k) for k in ("created", "git_commit", "arch", "cuda_tile",
