@@ -9,6 +9,6 @@
 
 namespace tileperf {
 
-inline constexpr const char* kModelVersion = "1";
+inline constexpr const char* kModelVersion = "2";
 
 }  // namespace tileperf
