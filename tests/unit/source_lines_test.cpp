@@ -122,7 +122,11 @@ struct TwoFilesOfOneName {
 SassFunction function_of(std::size_t instructions) {
   SassFunction f;
   f.name = "k";
-  for (std::size_t i = 0; i < instructions; ++i) f.instructions.push_back({.address = 16 * i});
+  for (std::size_t i = 0; i < instructions; ++i) {
+    SassInstruction instruction;
+    instruction.address = 16 * i;
+    f.instructions.push_back(instruction);
+  }
   f.padding_begin = instructions;
   return f;
 }
