@@ -246,7 +246,7 @@ BOOST_AUTO_TEST_CASE(a_varying_compilation_passes_on_a_known_variant_and_fails_o
   auto other = baseline.values;
   other["sass.instructions"] = 1300;  // 30% more: past every limit
   other["regs"] = 40;
-  baseline.variants.push_back({"c2", other});
+  baseline.variants.push_back({"c2", other, std::nullopt});
 
   Metrics first = base_metrics();
   first.bytecode = "b1";
@@ -301,7 +301,7 @@ BOOST_AUTO_TEST_CASE(a_baseline_keeps_what_was_compiled_only_where_it_varies) {
   m.cubin = "c1";
   BaselineTexts plain = baseline_texts("x/f16_1024.sm_120.json", m, policy);
   BOOST_TEST(plain.main.find("compiled") == std::string::npos);
-  m.variants.push_back({"c2", m.values});
+  m.variants.push_back({"c2", m.values, std::nullopt});
   BaselineTexts varying = baseline_texts("x/f16_1024.sm_120.json", m, policy);
   BOOST_TEST(varying.main.find("\"cubin\": \"c1\"") != std::string::npos);
   Metrics back = parse_baseline("x/f16_1024.sm_120.json", varying.main,
@@ -309,6 +309,34 @@ BOOST_AUTO_TEST_CASE(a_baseline_keeps_what_was_compiled_only_where_it_varies) {
   BOOST_TEST(back.variants.size() == 1);
   BOOST_TEST(back.variants[0].cubin == "c2");
   BOOST_TEST(back.cubin == "c1");
+}
+
+// An update under a new model meets one variant; the other keeps the
+// estimate it was measured with, and the model that measured it, so that
+// meeting it later is the model's change, not a regression.
+BOOST_AUTO_TEST_CASE(a_variant_keeps_the_model_its_estimate_was_measured_under) {
+  Policy policy = load_policy(kChecks, "gelu", "f16_1024");
+  Metrics baseline = base_metrics();  // model 1
+  baseline.bytecode = "b1";
+  baseline.cubin = "c1";
+  baseline.model = "2";
+  baseline.variants.push_back({"c2", base_metrics().values, std::string("1")});
+  BaselineTexts texts = baseline_texts("x/f16_1024.sm_120.json", baseline, policy);
+  Metrics back = parse_baseline("x/f16_1024.sm_120.json", texts.main,
+                                [&](const std::string&) { return std::optional<std::string>(texts.detail); });
+  BOOST_TEST((back.variants.at(0).model == std::optional<std::string>("1")));
+  std::vector<Metrics> known = known_variants(back);
+  BOOST_TEST(known.at(0).model == "2");
+  BOOST_TEST(known.at(1).model == "1");
+
+  Metrics second = base_metrics();
+  second.model = "2";
+  second.bytecode = "b1";
+  second.cubin = "c2";
+  second.values["cost.time_ns"] = second.values["cost.time_ns"] * 3 / 2;
+  Judgement j = judge(back, second, policy);
+  BOOST_TEST(state_name(j.state) == "model changed");
+  BOOST_TEST(j.variant == 2);
 }
 
 namespace {

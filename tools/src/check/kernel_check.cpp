@@ -296,13 +296,47 @@ std::optional<int> update_variants(const CheckOptions& o, const Policy& policy, 
   std::vector<Metrics> known = known_variants(old);
   for (std::size_t k = 0; k < known.size(); ++k) {
     if (known[k].cubin != current.cubin) continue;
-    if (k == 0) old.values = current.values, old.lines = current.lines, old.line_text = current.line_text;
-    if (k > 0) old.variants[k - 1].values = current.values;
+    // The variant met is measured again, under this model; the others keep
+    // their estimates as measured, each with the model that measured it.
+    std::string was = known[k].model;
+    for (auto& v : old.variants) {
+      if (!v.model) v.model = old.model;
+    }
+    if (k == 0) {
+      old.values = current.values, old.lines = current.lines, old.line_text = current.line_text;
+      old.model = current.model;
+    } else {
+      old.variants[k - 1].values = current.values;
+      old.variants[k - 1].model = current.model;
+    }
+    std::vector<std::string> other_models;
+    for (std::size_t i = 0; i < old.variants.size(); ++i) {
+      auto& v = old.variants[i];
+      if (*v.model == old.model) {
+        v.model.reset();
+      } else if (i + 1 != k) {
+        other_models.push_back(fmt::format("{} (model {})", i + 2, v.model->empty() ? "none" : *v.model));
+      }
+    }
+    if (k > 0 && old.model != current.model) {
+      other_models.insert(other_models.begin(), fmt::format("1 (model {})", old.model.empty() ? "none" : old.model));
+    }
+    old.library = current.library;
+    old.generator = current.generator;
     if (baseline_is(o.baseline, old, policy)) {
       result.state = State::kUnchanged;
     } else {
       result.state = State::kUpdated;
       result.message = fmt::format("variant {} of {} of this varying compilation written", k + 1, known.size());
+      if (was != current.model) {
+        result.message += fmt::format("; model: {} -> {}", was.empty() ? "none" : was, current.model);
+      }
+      if (!other_models.empty()) {
+        bool one = other_models.size() == 1;
+        result.message +=
+            fmt::format("; {} {} {} until met again", one ? "variant" : "variants", fmt::join(other_models, ", "),
+                        one ? "keeps the estimate it was measured with" : "keep the estimates they were measured with");
+      }
       write_baseline(o.baseline, old, policy);
     }
     return kExitOk;
@@ -315,7 +349,9 @@ std::optional<int> update_variants(const CheckOptions& o, const Policy& policy, 
         known.size(), current.cubin.substr(0, 16), o.update_command);
     return state_info(result.state).exit_code;
   }
-  old.variants.push_back({current.cubin, current.values});
+  std::optional<std::string> model;
+  if (current.model != old.model) model = current.model;
+  old.variants.push_back({current.cubin, current.values, model});
   result.state = State::kUpdated;
   result.message = fmt::format("recorded a new variant of this compilation: {} of {} (cubin SHA-256 {})",
                                known.size() + 1, known.size() + 1, current.cubin.substr(0, 16));

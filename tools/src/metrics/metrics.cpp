@@ -148,7 +148,11 @@ nlohmann::json to_json(const Metrics& m) {
   if (!m.bytecode.empty() || !m.cubin.empty()) j["compiled"] = {{"bytecode", m.bytecode}, {"cubin", m.cubin}};
   if (!m.variants.empty()) {
     j["variants"] = nlohmann::json::array();
-    for (const auto& v : m.variants) j["variants"].push_back({{"cubin", v.cubin}, {"metrics", v.values}});
+    for (const auto& v : m.variants) {
+      nlohmann::json variant = {{"cubin", v.cubin}, {"metrics", v.values}};
+      if (v.model) variant["model"] = *v.model;
+      j["variants"].push_back(std::move(variant));
+    }
   }
   return j;
 }
@@ -160,6 +164,7 @@ std::vector<Metrics> known_variants(const Metrics& baseline) {
     Metrics m = out.front();
     m.cubin = v.cubin;
     m.values = v.values;
+    if (v.model) m.model = *v.model;
     out.push_back(std::move(m));
   }
   return out;
@@ -203,8 +208,10 @@ Metrics metrics_from_json(const nlohmann::json& j, const std::string& filename) 
       if (!v.is_object() || !v.contains("metrics")) {
         throw InputError(filename, 0, "each of 'variants' must be an object with 'cubin' and 'metrics'");
       }
-      m.variants.push_back(
-          {require<std::string>(v, "cubin", filename), json_counts(v.at("metrics"), filename, "variants")});
+      CompileVariantMetrics variant{require<std::string>(v, "cubin", filename),
+                                    json_counts(v.at("metrics"), filename, "variants"), std::nullopt};
+      if (v.contains("model")) variant.model = require<std::string>(v, "model", filename);
+      m.variants.push_back(std::move(variant));
     }
   }
   return m;

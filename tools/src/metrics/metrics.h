@@ -34,6 +34,10 @@ std::optional<TestId> parse_test_name(const std::string& name);
 struct CompileVariantMetrics {
   std::string cubin;  // SHA-256
   std::map<std::string, std::int64_t> values;
+  // The model's version its estimate was measured under, where it is not
+  // the baseline's (an update that met another variant under a new model
+  // leaves this one's estimate as it was measured: "" before the stamp).
+  std::optional<std::string> model;
   bool operator==(const CompileVariantMetrics&) const = default;
 };
 
