@@ -20,45 +20,15 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t err_ = (call);                                                           \
-    if (err_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "calibrate: %s:%d: %s\n", __FILE__, __LINE__,                 \
-                   cudaGetErrorString(err_));                                            \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
+#define CALIBRATE_PROGRAM "calibrate"
+#include "calibrate_common.cuh"
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// Milliseconds of one launch made by `launch`, between CUDA events: the
-// median of `reps` after two warm-ups.
-double time_ms(const std::function<void()>& launch, int reps = 15) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<double> t;
-  for (int i = 0; i < reps + 2; ++i) {
-    CHECK(cudaEventRecord(a));
-    launch();
-    CHECK(cudaGetLastError());
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (i >= 2) t.push_back(ms);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  return median(t);
-}
+using calibrate::device_alloc;
+using calibrate::median;
+using calibrate::Out;
+using calibrate::time_ms;
 
 // ---------------------------------------------------------------- bandwidth
 
@@ -89,8 +59,8 @@ __global__ void copy_kernel(const int4* __restrict__ in, int4* __restrict__ out,
 // ---------------------------------------------------------------- latency
 
 // One thread follows a chain of indices: every load depends on the last.
-__global__ void chase_kernel(const unsigned* __restrict__ next, int steps, unsigned start,
-                             long long* cycles, unsigned* sink) {
+__global__ void chase_kernel(const unsigned* __restrict__ next, int steps, unsigned start, long long* cycles,
+                             unsigned* sink) {
   unsigned j = start;
   for (int i = 0; i < 64; ++i) j = __ldcg(next + j);  // warm the translation caches
   long long t0 = clock64();
@@ -168,8 +138,8 @@ __global__ void barrier_kernel(int steps, long long* cycles, unsigned* sink) {
 // One bulk copy (the copy engine TMA loads use) from global into shared
 // memory at a time, completing on an mbarrier, each from a new address of a
 // buffer far larger than L2 (or, with `span` small, the same lines from L2).
-__global__ void bulk_load_kernel(const char* src, size_t span, unsigned bytes, int steps,
-                                 long long* cycles, unsigned* sink) {
+__global__ void bulk_load_kernel(const char* src, size_t span, unsigned bytes, int steps, long long* cycles,
+                                 unsigned* sink) {
   extern __shared__ __align__(128) char buf[];
   __shared__ __align__(8) unsigned long long bar;
   unsigned bar_addr = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
@@ -185,17 +155,15 @@ __global__ void bulk_load_kernel(const char* src, size_t span, unsigned bytes, i
     long long t0 = clock64();
     asm volatile(
         "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3], %1, [%0];\n" ::"r"(
-            bar_addr),
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3], %1, [%0];\n" ::"r"(bar_addr),
         "r"(bytes), "r"(dst), "l"(src + offset)
         : "memory");
     unsigned done = 0;
     while (!done) {
-      asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-          : "=r"(done)
-          : "r"(bar_addr), "r"(phase)
-          : "memory");
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done)
+                   : "r"(bar_addr), "r"(phase)
+                   : "memory");
     }
     long long t1 = clock64();
     phase ^= 1;
@@ -207,8 +175,7 @@ __global__ void bulk_load_kernel(const char* src, size_t span, unsigned bytes, i
 
 // One bulk store from shared memory to global at a time, waited for until
 // written (cp.async.bulk.wait_group 0).
-__global__ void bulk_store_kernel(char* dst_base, size_t span, unsigned bytes, int steps,
-                                  long long* cycles) {
+__global__ void bulk_store_kernel(char* dst_base, size_t span, unsigned bytes, int steps, long long* cycles) {
   extern __shared__ __align__(128) char buf[];
   for (unsigned i = threadIdx.x; i < bytes; i += blockDim.x) buf[i] = char(i);
   asm volatile("fence.proxy.async.shared::cta;");
@@ -239,31 +206,31 @@ __global__ void empty_kernel() {}
 // Eight independent chains of one instruction per thread, many warps per
 // SM: results per clock per SM of that instruction (against the launch's
 // time and the SM clock).
-#define ALU_KERNEL(NAME, TYPE, INIT, ASM, CONSTRAINT)                                          \
-  __global__ void NAME(int steps, TYPE* sink) {                                                 \
-    TYPE v[8];                                                                                  \
-    for (int k = 0; k < 8; ++k) v[k] = INIT;                                                    \
-    TYPE c = (TYPE)(threadIdx.x | 1);                                                           \
-    for (int i = 0; i < steps; ++i) {                                                           \
+#define ALU_KERNEL(NAME, TYPE, INIT, ASM, CONSTRAINT)                                                         \
+  __global__ void NAME(int steps, TYPE* sink) {                                                               \
+    TYPE v[8];                                                                                                \
+    for (int k = 0; k < 8; ++k) v[k] = INIT;                                                                  \
+    TYPE c = (TYPE)(threadIdx.x | 1);                                                                         \
+    for (int i = 0; i < steps; ++i) {                                                                         \
       _Pragma("unroll") for (int k = 0; k < 8; ++k) asm volatile(ASM : "+" CONSTRAINT(v[k]) : CONSTRAINT(c)); \
-    }                                                                                           \
-    TYPE acc = v[0];                                                                            \
-    for (int k = 1; k < 8; ++k) acc += v[k];                                                    \
-    if (acc == (TYPE)123456) *sink = acc;                                                       \
+    }                                                                                                         \
+    TYPE acc = v[0];                                                                                          \
+    for (int k = 1; k < 8; ++k) acc += v[k];                                                                  \
+    if (acc == (TYPE)123456) *sink = acc;                                                                     \
   }
 
 // Integer adds and multiply-adds take another chain's value, so that the
 // compiler cannot fold repeated steps into one multiply.
-#define CROSS_KERNEL(NAME, ASM)                                                                  \
-  __global__ void NAME(int steps, int* sink) {                                                  \
-    int v[8];                                                                                   \
-    for (int k = 0; k < 8; ++k) v[k] = threadIdx.x + k;                                         \
-    for (int i = 0; i < steps; ++i) {                                                           \
+#define CROSS_KERNEL(NAME, ASM)                                                                           \
+  __global__ void NAME(int steps, int* sink) {                                                            \
+    int v[8];                                                                                             \
+    for (int k = 0; k < 8; ++k) v[k] = threadIdx.x + k;                                                   \
+    for (int i = 0; i < steps; ++i) {                                                                     \
       _Pragma("unroll") for (int k = 0; k < 8; ++k) asm volatile(ASM : "+r"(v[k]) : "r"(v[(k + 3) & 7])); \
-    }                                                                                           \
-    int acc = v[0];                                                                             \
-    for (int k = 1; k < 8; ++k) acc ^= v[k];                                                    \
-    if (acc == 123456) *sink = acc;                                                             \
+    }                                                                                                     \
+    int acc = v[0];                                                                                       \
+    for (int k = 1; k < 8; ++k) acc ^= v[k];                                                              \
+    if (acc == 123456) *sink = acc;                                                                       \
   }
 
 CROSS_KERNEL(iadd_kernel, "add.s32 %0, %0, %1;")
@@ -338,11 +305,10 @@ __global__ void bulk_stream_kernel(const char* src, size_t span, int rounds, int
       unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&bars[s]));
       unsigned done = 0;
       while (!done) {
-        asm volatile(
-            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-            : "=r"(done)
-            : "r"(bar), "r"(phase)
-            : "memory");
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(bar), "r"(phase)
+                     : "memory");
       }
     }
     phase ^= 1;
@@ -352,8 +318,7 @@ __global__ void bulk_stream_kernel(const char* src, size_t span, int rounds, int
 
 // Warp-wide 2-byte loads from an L1-resident array: how many warp load
 // instructions the SM retires per clock.
-__global__ void lsu_kernel(const unsigned short* __restrict__ in, int steps, unsigned* sink,
-                           long long* cycles) {
+__global__ void lsu_kernel(const unsigned short* __restrict__ in, int steps, unsigned* sink, long long* cycles) {
   unsigned acc = 0;
   unsigned i = threadIdx.x;
   __syncthreads();
@@ -386,41 +351,11 @@ std::string fmt_key(const std::string& stem, int per_sm) {
 }
 
 template <typename T>
-T* device_alloc(size_t count) {
-  T* p = nullptr;
-  CHECK(cudaMalloc(&p, count * sizeof(T)));
-  return p;
-}
-
-template <typename T>
 T read_back(const T* p) {
   T v;
   CHECK(cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDeviceToHost));
   return v;
 }
-
-struct Out {
-  std::vector<std::string> items;
-  void add(const std::string& key, double value, const std::string& unit, const std::string& how) {
-    char buf[1024];
-    std::snprintf(buf, sizeof buf, "  \"%s\": {\"value\": %.6g, \"unit\": \"%s\", \"how\": \"%s\"}",
-                  key.c_str(), value, unit.c_str(), how.c_str());
-    items.push_back(buf);
-    std::fprintf(stderr, "%-28s %12.6g %s\n", key.c_str(), value, unit.c_str());
-  }
-  void print(const cudaDeviceProp& p) {
-    std::printf("{\n  \"format\": \"tileperf-calibration/1\",\n");
-    std::printf("  \"device\": \"%s\", \"multiprocessors\": %d, \"l2_bytes\": %d, \"shared_per_sm\": %zu,\n",
-                p.name, p.multiProcessorCount, p.l2CacheSize, p.sharedMemPerMultiprocessor);
-    std::printf("  \"shared_per_block_optin\": %zu, \"registers_per_sm\": %d, \"max_threads_per_sm\": %d,\n",
-                p.sharedMemPerBlockOptin, p.regsPerMultiprocessor, p.maxThreadsPerMultiProcessor);
-    std::printf("  \"max_blocks_per_sm\": %d, \"reserved_shared_per_block\": %zu,\n",
-                p.maxBlocksPerMultiProcessor, p.reservedSharedMemPerBlock);
-    std::printf("  \"measurements\": {\n");
-    for (size_t i = 0; i < items.size(); ++i) std::printf("%s%s\n", items[i].c_str(), i + 1 < items.size() ? "," : "");
-    std::printf("  }\n}\n");
-  }
-};
 
 }  // namespace
 
@@ -488,7 +423,8 @@ int main() {
     out.add(key, median(per), "cycles", how);
     CHECK(cudaFree(d));
   };
-  chase(size_t(2) << 30, "dram_latency_cycles", "one thread, dependent 4-byte loads over 2 GiB at random 128-byte slots");
+  chase(size_t(2) << 30, "dram_latency_cycles",
+        "one thread, dependent 4-byte loads over 2 GiB at random 128-byte slots");
   chase(size_t(8) << 20, "l2_latency_cycles", "the same over 8 MiB (L2-resident, ld.cg skips L1)");
 
   auto chain = [&](auto kernel, int threads_, const char* key, const char* how, auto sink) {
@@ -522,7 +458,8 @@ int main() {
     }
     out.add(key, median(per), "cycles", how);
   };
-  bulk(true, big, 4096, "tma_load_latency_4k_cycles", "cp.async.bulk 4 KiB global->shared from DRAM, issue to mbarrier completion");
+  bulk(true, big, 4096, "tma_load_latency_4k_cycles",
+       "cp.async.bulk 4 KiB global->shared from DRAM, issue to mbarrier completion");
   bulk(true, big, 16384, "tma_load_latency_16k_cycles", "the same, 16 KiB");
   bulk(true, size_t(4) << 20, 4096, "tma_load_latency_l2_4k_cycles", "4 KiB from a 4 MiB span (L2 hits)");
   bulk(false, big, 4096, "tma_store_latency_4k_cycles", "cp.async.bulk 4 KiB shared->global, issue to wait_group 0");
@@ -547,21 +484,24 @@ int main() {
     rate(ffma_kernel, fsink, "rate_ffma", "fma.rn.f32 (FFMA)");
     rate(mufu_kernel, fsink, "rate_mufu", "ex2.approx.ftz.f32 (MUFU.EX2)");
     rate(dfma_kernel, dsink, "rate_dfma", "fma.rn.f64 (DFMA)");
-    rate(convert_kernel, fsink, "rate_convert", "cvt.rzi.s32.f32 and cvt.rn.f32.s32 (F2I, I2F): conversions per clock", 16);
+    rate(convert_kernel, fsink, "rate_convert", "cvt.rzi.s32.f32 and cvt.rn.f32.s32 (F2I, I2F): conversions per clock",
+         16);
     CHECK(cudaFree(dsink));
   }
 
   // L2 and DRAM bandwidth with more in flight: four loads per thread, and
   // bulk copies four stages deep per block.
   ms = time_ms([&] { l2_read4_kernel<<<blocks, threads>>>(a, l2n, 64, isink); });
-  out.add("l2_read4_gbs", 64.0 * l2n * 16 / ms / 1e6, "GB/s", "16 MiB read 64 times, four independent 16-byte loads per thread and step");
+  out.add("l2_read4_gbs", 64.0 * l2n * 16 / ms / 1e6, "GB/s",
+          "16 MiB read 64 times, four independent 16-byte loads per thread and step");
   {
     const int rounds = 256, stages = 4;
     const size_t smem = size_t(stages) * 16384;
     CHECK(cudaFuncSetAttribute(bulk_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     for (int per_sm : {1, 2, 4}) {
       double t = time_ms([&] {
-        bulk_stream_kernel<<<sms * per_sm, 32, smem>>>(reinterpret_cast<const char*>(a), size_t(32) << 20, rounds, stages, usink);
+        bulk_stream_kernel<<<sms * per_sm, 32, smem>>>(reinterpret_cast<const char*>(a), size_t(32) << 20, rounds,
+                                                       stages, usink);
       });
       out.add(fmt_key("l2_bulk", per_sm), double(sms) * per_sm * rounds * stages * 16384 / t / 1e6, "GB/s",
               "bulk copies 4 x 16 KiB in flight per block, " + std::to_string(per_sm) +
@@ -601,6 +541,12 @@ int main() {
     CHECK(cudaFree(small));
   }
 
-  out.print(prop);
+  char device[512];
+  std::snprintf(device, sizeof device,
+                "  \"shared_per_sm\": %zu, \"shared_per_block_optin\": %zu, \"registers_per_sm\": %d,\n"
+                "  \"max_threads_per_sm\": %d, \"max_blocks_per_sm\": %d, \"reserved_shared_per_block\": %zu,\n",
+                prop.sharedMemPerMultiprocessor, prop.sharedMemPerBlockOptin, prop.regsPerMultiprocessor,
+                prop.maxThreadsPerMultiProcessor, prop.maxBlocksPerMultiProcessor, prop.reservedSharedMemPerBlock);
+  out.print(prop, device);
   return 0;
 }

@@ -37,47 +37,19 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t err_ = (call);                                                           \
-    if (err_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "calibrate_cluster: %s:%d: %s\n", __FILE__, __LINE__,         \
-                   cudaGetErrorString(err_));                                            \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
+#define CALIBRATE_PROGRAM "calibrate_cluster"
+#include "calibrate_common.cuh"
 
 namespace {
+
+using calibrate::device_alloc;
+using calibrate::median;
+using calibrate::Out;
+using calibrate::time_ms;
 
 constexpr unsigned kChunk = 16384;  // bytes per bulk copy
 constexpr int kStages = 4;          // copies in flight per CTA (cluster benchmark)
 constexpr int kMaxDepth = 8;        // the deepest pipeline measured
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double time_ms(const std::function<void()>& launch, int reps = 15) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<double> t;
-  for (int i = 0; i < reps + 2; ++i) {
-    CHECK(cudaEventRecord(a));
-    launch();
-    CHECK(cudaGetLastError());
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    if (i >= 2) t.push_back(ms);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  return median(t);
-}
 
 // ---------------------------------------------------------------- mbarrier helpers
 
@@ -98,26 +70,23 @@ __device__ void bar_arrive(unsigned bar) {
 __device__ void bar_wait(unsigned bar, unsigned phase) {
   unsigned done = 0;
   while (!done) {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-        : "=r"(done)
-        : "r"(bar), "r"(phase)
-        : "memory");
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(phase)
+                 : "memory");
   }
 }
 
 // One bulk copy of `bytes` from global into this CTA's shared memory.
 __device__ void bulk_copy(unsigned dst, const char* src, unsigned bytes, unsigned bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-      "l"(src), "r"(bytes), "r"(bar)
-      : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
 }
 
 // One bulk copy multicast to the CTAs of `mask` in the cluster: the same
 // shared-memory offset and mbarrier offset in each.
-__device__ void bulk_copy_multicast(unsigned dst, const char* src, unsigned bytes, unsigned bar,
-                                    unsigned short mask) {
+__device__ void bulk_copy_multicast(unsigned dst, const char* src, unsigned bytes, unsigned bar, unsigned short mask) {
   asm volatile(
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
       " [%0], [%1], %2, [%3], %4;" ::"r"(dst),
@@ -257,32 +226,6 @@ __global__ void pipeline_kernel(const char* src, size_t span, unsigned bytes, in
   if (acc == 12345.f) *sink = acc;
 }
 
-template <typename T>
-T* device_alloc(size_t count) {
-  T* p = nullptr;
-  CHECK(cudaMalloc(&p, count * sizeof(T)));
-  return p;
-}
-
-struct Out {
-  std::vector<std::string> items;
-  void add(const std::string& key, double value, const std::string& unit, const std::string& how) {
-    char buf[1024];
-    std::snprintf(buf, sizeof buf, "  \"%s\": {\"value\": %.6g, \"unit\": \"%s\", \"how\": \"%s\"}",
-                  key.c_str(), value, unit.c_str(), how.c_str());
-    items.push_back(buf);
-    std::fprintf(stderr, "%-40s %12.6g %s\n", key.c_str(), value, unit.c_str());
-  }
-  void print(const cudaDeviceProp& p) {
-    std::printf("{\n  \"format\": \"tileperf-calibration/1\",\n");
-    std::printf("  \"device\": \"%s\", \"multiprocessors\": %d, \"l2_bytes\": %d,\n", p.name,
-                p.multiProcessorCount, p.l2CacheSize);
-    std::printf("  \"measurements\": {\n");
-    for (size_t i = 0; i < items.size(); ++i) std::printf("%s%s\n", items[i].c_str(), i + 1 < items.size() ? "," : "");
-    std::printf("  }\n}\n");
-  }
-};
-
 // How the CTAs of the cluster benchmark get their data.
 struct ClusterCase {
   const char* key;
@@ -310,8 +253,8 @@ void clusters(Out& out, const cudaDeviceProp& prop, const char* a, size_t big, u
       double read = c.multicast ? received / c.cluster : received;
       std::string where = std::string(src.first == std::string("l2") ? "a 32 MiB span (L2)" : "a 4 GiB span (DRAM)");
       out.add(std::string(c.key) + "_" + src.first + "_recv_gbs", received / ms / 1e6, "GB/s",
-              std::string("bytes landed in shared memory, all SMs: ") + c.how + ", 4 x 16 KiB in flight per CTA, from " +
-                  where);
+              std::string("bytes landed in shared memory, all SMs: ") + c.how +
+                  ", 4 x 16 KiB in flight per CTA, from " + where);
       out.add(std::string(c.key) + "_" + src.first + "_read_gbs", read / ms / 1e6, "GB/s",
               std::string("bytes read from memory, the same run: ") + c.how);
     }
@@ -340,8 +283,7 @@ void pipelines(Out& out, const cudaDeviceProp& prop, const char* a, size_t big, 
       for (int depth : {1, 2, 3, 4, 6, 8}) {
         std::vector<double> per;
         for (int r = 0; r < 5; ++r) {
-          pipeline_kernel<<<sms, 64, size_t(depth) * bytes>>>(a, src.second, bytes, depth, stages, work, cycles,
-                                                              fsink);
+          pipeline_kernel<<<sms, 64, size_t(depth) * bytes>>>(a, src.second, bytes, depth, stages, work, cycles, fsink);
           CHECK(cudaGetLastError());
           CHECK(cudaDeviceSynchronize());
           std::vector<long long> c(sms);
