@@ -158,13 +158,7 @@ __global__ void bulk_load_kernel(const char* src, size_t span, unsigned bytes, i
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3], %1, [%0];\n" ::"r"(bar_addr),
         "r"(bytes), "r"(dst), "l"(src + offset)
         : "memory");
-    unsigned done = 0;
-    while (!done) {
-      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                   : "=r"(done)
-                   : "r"(bar_addr), "r"(phase)
-                   : "memory");
-    }
+    calibrate::mbarrier_wait(bar_addr, phase);
     long long t1 = clock64();
     phase ^= 1;
     if (i >= 0) total += t1 - t0;
@@ -303,13 +297,7 @@ __global__ void bulk_stream_kernel(const char* src, size_t span, int rounds, int
     }
     for (int s = 0; s < stages; ++s) {
       unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(&bars[s]));
-      unsigned done = 0;
-      while (!done) {
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(bar), "r"(phase)
-                     : "memory");
-      }
+      calibrate::mbarrier_wait(bar, phase);
     }
     phase ^= 1;
   }

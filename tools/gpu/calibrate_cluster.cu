@@ -67,15 +67,7 @@ __device__ void bar_arrive(unsigned bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
-__device__ void bar_wait(unsigned bar, unsigned phase) {
-  unsigned done = 0;
-  while (!done) {
-    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done)
-                 : "r"(bar), "r"(phase)
-                 : "memory");
-  }
-}
+__device__ void bar_wait(unsigned bar, unsigned phase) { calibrate::mbarrier_wait(bar, phase); }
 
 // One bulk copy of `bytes` from global into this CTA's shared memory.
 __device__ void bulk_copy(unsigned dst, const char* src, unsigned bytes, unsigned bar) {

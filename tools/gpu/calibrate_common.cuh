@@ -59,6 +59,18 @@ T* device_alloc(size_t count) {
   return p;
 }
 
+// Waits until the mbarrier at the shared address `bar` has completed the
+// phase of parity `phase`.
+__device__ inline void mbarrier_wait(unsigned bar, unsigned phase) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(phase)
+                 : "memory");
+  }
+}
+
 // The measurements of one program, printed as one JSON object; `device`
 // holds the fields about the GPU after its name (each line ending in ",").
 struct Out {
