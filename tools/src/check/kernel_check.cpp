@@ -309,17 +309,16 @@ std::optional<int> update_variants(const CheckOptions& o, const Policy& policy, 
       old.variants[k - 1].values = current.values;
       old.variants[k - 1].model = current.model;
     }
+    // Every variant, the one met aside, whose estimate another model measured.
     std::vector<std::string> other_models;
-    for (std::size_t i = 0; i < old.variants.size(); ++i) {
-      auto& v = old.variants[i];
-      if (*v.model == old.model) {
-        v.model.reset();
-      } else if (i + 1 != k) {
-        other_models.push_back(fmt::format("{} (model {})", i + 2, v.model->empty() ? "none" : *v.model));
+    for (std::size_t j = 0; j < known.size(); ++j) {
+      const std::string& model = j == 0 ? old.model : *old.variants[j - 1].model;
+      if (j != k && model != current.model) {
+        other_models.push_back(fmt::format("{} (model {})", j + 1, model.empty() ? "none" : model));
       }
     }
-    if (k > 0 && old.model != current.model) {
-      other_models.insert(other_models.begin(), fmt::format("1 (model {})", old.model.empty() ? "none" : old.model));
+    for (auto& v : old.variants) {
+      if (*v.model == old.model) v.model.reset();
     }
     old.library = current.library;
     old.generator = current.generator;
