@@ -97,6 +97,21 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _builder(frame) -> tuple[Callable, dict[str, Any]] | None:
+    """The module-level function running in ``frame`` and its arguments'
+    values there, when a function of a configuration file is (not a
+    module's body, a lambda, a nested function or tileperf's own code)."""
+    code = frame.f_code
+    function = frame.f_globals.get(code.co_name)
+    if getattr(function, "__code__", None) is not code:
+        return None
+    module = frame.f_globals.get("__name__", "")
+    if module == "dataclasses" or module.startswith("tileperf_dump."):
+        return None
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return function, {n: frame.f_locals[n] for n in names if n in frame.f_locals}
+
+
 @dataclass(frozen=True)
 class Config:
     """One configuration of a kernel: its parameters' constraints (arrays,
@@ -130,6 +145,9 @@ class Config:
     launch_kernel: Any = None
 
     def __post_init__(self):
+        # The function that built this configuration, for a tuning variant
+        # that builds it again with other arguments (tileperf_dump.variants).
+        object.__setattr__(self, "built_by", _builder(sys._getframe(2)))
         if self.launch is None and (self.kernel is None or self.params is None):
             raise TypeError("Config() takes a kernel and its params, or launch=")
         if self.launch is not None and self.params is not None:

@@ -159,12 +159,14 @@ class _ForArch:
 
 
 def _for_arch(module, config: Config, name: str, arch_name: str | None,
-              bytecode_version: str) -> _ForArch:
+              bytecode_version: str, adjust=None) -> _ForArch:
     """The configuration as exported for one architecture: the kernel and
     parameters of its launch there, its problem there, its bytecode. A
     launch that fails, a problem that does not fit the kernel and a kernel
     that does not compile are recorded as the configuration's error there,
-    located, so that the file's other configurations export."""
+    located, so that the file's other configurations export. ``adjust``
+    (a what-if variant's, :mod:`tileperf_dump.variants`) changes the
+    configuration once its launch is taken."""
     target = arch(arch_name) if arch_name else None
     captured, problem = None, config.problem
     where = f"{module.__file__}: CONFIGS[{name!r}]"
@@ -179,6 +181,8 @@ def _for_arch(module, config: Config, name: str, arch_name: str | None,
             return _ForArch(arch_name, problem_error=_launch_error(e, module, name, arch_name))
         config = dataclasses.replace(config, kernel=captured.kernel, params=params, launch=None,
                                      problem=None, tune=None, launch_kernel=None)
+    if adjust is not None:
+        config = adjust(config)
     out = _ForArch(arch_name, config.kernel_name, config.symbol or config.kernel_name,
                    library=library_of(config.kernel))
     check_parameters(config, where)
@@ -295,22 +299,7 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
         target.unlink(missing_ok=True)
         return target
     write_atomic(target, base.bytecode)
-    record = {
-        "cuda_tile": ct.__version__,
-        "bytecode_version": bytecode_version,
-        "config": name,
-        "kernel": base.kernel_name,
-        "symbol": base.symbol,
-        "source": str(Path(module.__file__).resolve()),
-        "seconds": round(sum(e.seconds for e in exports), 4),
-        "signature": base.signature,
-    }
-    if base.library:
-        record["library"] = base.library
-    if base.problem is not None:
-        record["problem"] = base.problem
-    if base.problem_error is not None:
-        record["problem_error"] = base.problem_error
+    record = export_record(module, base, name, bytecode_version, sum(e.seconds for e in exports))
     if base.arch is not None:
         record["archs"] = {e.arch: _arch_entry(e, base, name) for e in exports}
         for e in exports:
@@ -318,6 +307,28 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
                 write_atomic(out / record["archs"][e.arch]["bytecode"], e.bytecode)
     write_json(record_path, record, indent=2, sort_keys=True)
     return target
+
+
+def export_record(module, export: _ForArch, name: str, bytecode_version: str, seconds: float) -> dict:
+    """The dump record of one export (the first architecture's, of a
+    configuration exported per architecture)."""
+    record = {
+        "cuda_tile": ct.__version__,
+        "bytecode_version": bytecode_version,
+        "config": name,
+        "kernel": export.kernel_name,
+        "symbol": export.symbol,
+        "source": str(Path(module.__file__).resolve()),
+        "seconds": round(seconds, 4),
+        "signature": export.signature,
+    }
+    if export.library:
+        record["library"] = export.library
+    if export.problem is not None:
+        record["problem"] = export.problem
+    if export.problem_error is not None:
+        record["problem_error"] = export.problem_error
+    return record
 
 
 def launch_timeout() -> float:

@@ -141,7 +141,9 @@ def registration(args, module) -> dict:
                      for t in tests]
     record = {"source": str(args.source.resolve()), "kernel": kernel, "configs": configs,
               "summary": summary(module), "archs": args.archs, "tests": tests,
-              "dump_batch": [dump], "compile_batch": compile_batch}
+              "dump_batch": [dump], "compile_batch": compile_batch,
+              # The Python the dump step runs, for `tileperf investigate`'s exports.
+              "python": {"executable": sys.executable, "path": os.environ.get("PYTHONPATH", "")}}
     if args.checks_dir:  # the kernel's policies, when not the run's
         record["checks"] = str(args.checks_dir)
     return record

@@ -155,24 +155,21 @@ std::map<std::string, std::string> library_of(const nlohmann::json& dump, const 
 // What the tools make of the bytecode: from the result cache when it holds
 // this compilation, else from the tools (and then stored).
 ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const CompileSetup& setup, const nlohmann::json& dump,
-                         const std::string& cubin, const std::string& remarks, TestResult& result) {
+                         TestResult& result) {
   ResultCache cache(o.cache_dir);
-  auto artifacts = artifact_paths(o.prefix());
   CacheKey key;
-  if (cache.enabled()) {
-    key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags, setup.process});
-    if (cache.fetch(key, artifacts)) {
-      result.cache = "hit";
-      if (setup.process != "fixed") {
-        result.notes.push_back(
-            "the cached compilation was made with tileiras's address-space randomisation on, "
-            "as this platform runs it: " +
-            compile_process_text(setup.process));
-      }
-      return saved_tool_outputs(o.prefix(), remarks);
+  if (cache.enabled()) key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags, setup.process});
+  Compiled compiled = compiled_outputs(o.tc, cache, key, o.bytecode, o.id.arch, o.prefix());
+  result.cache = compiled.cache;
+  if (compiled.cache == "hit") {
+    if (setup.process != "fixed") {
+      result.notes.push_back(
+          "the cached compilation was made with tileiras's address-space randomisation on, "
+          "as this platform runs it: " +
+          compile_process_text(setup.process));
     }
+    return std::move(compiled.outputs);
   }
-  auto compiled = compile_bytecode(o.tc, o.bytecode, o.id.arch, cubin, remarks);
   result.seconds["compile"] = compiled.seconds;
   if (compiled.process.rfind("randomized", 0) == 0) {
     result.notes.push_back(
@@ -180,10 +177,7 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const CompileS
                     "another of its variants here",
                     compile_process_text(compiled.process)));
   }
-  ToolOutputs outputs = run_tool_outputs(o.tc, cubin, o.bytecode, remarks, o.prefix());
-  cache.store(key, artifacts);
-  result.cache = cache.enabled() ? "miss" : "off";
-  return outputs;
+  return std::move(compiled.outputs);
 }
 
 // What the reports draw of the main loop (and of the producer loop beside
@@ -230,10 +224,9 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
 
   fs::create_directories(o.work_dir);
   std::string cubin = prefixed_file(o.prefix(), FileKind::kCubin);
-  std::string remarks = prefixed_file(o.prefix(), FileKind::kRemarks);
   result.seconds["dump"] = dump.value("seconds", 0.0);
   auto t = Clock::now();
-  ToolOutputs outputs = tool_outputs(o, m, setup, dump, cubin, remarks, result);
+  ToolOutputs outputs = tool_outputs(o, m, setup, dump, result);
   // The cubin's line tables name the fixed folders tileiras was shown
   // (compile_bytecode): the lines counted and shown are this clone's.
   BytecodePaths compiled = bytecode_paths(read_file(o.bytecode));

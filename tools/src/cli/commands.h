@@ -32,6 +32,7 @@ int run_batch(const Args& args);
 int run_dump(const Args& args);
 int run_states(const Args& args);
 int run_variance(const Args& args);
+int run_investigate(const Args& args);
 
 // Parses `args` with `app`; --help prints usage and returns true (caller
 // exits 0); bad arguments throw UsageError.

@@ -30,6 +30,8 @@ const Subcommand kSubcommands[] = {
     {"compare", "compare a metrics JSON with a baseline under the policies in checks/", run_compare},
     {"diff", "two builds test by test: metric deltas, source lines and the SASS that moved", run_diff},
     {"summary", "one line per test from the results a run left behind", run_summary},
+    {"investigate", "what to try for a test, without a GPU: what-if variants ranked by the launch estimate",
+     run_investigate},
     {"loops", "the loop tree of a cubin or SASS listing, with per-loop metrics and cost", run_loops},
     {"edit-report", "the catch rate of the self-test corpus of edited kernels", run_edit_report},
     {"not-run", "the command of a perf test that cannot run: says why, skipped or failed", run_not_run, true},

@@ -9,6 +9,7 @@
 #include "support/error.h"
 #include "support/json_input.h"
 #include "support/text.h"
+#include "support/work_paths.h"
 #include "toolchain/cache.h"
 #include "toolchain/cache_paths.h"
 #include "toolchain/toolchain.h"
@@ -75,6 +76,25 @@ CacheKey compile_key(const std::string& bytecode, const nlohmann::json&, const s
                                        setup.process.empty() ? "randomized" : setup.process, fixed_roots(1).front());
   BytecodePaths paths = bytecode_paths(read_file(bytecode));
   return {cache_key(paths.identity, arch, setup.toolchain, flags), std::move(paths.roots)};
+}
+
+Compiled compiled_outputs(const Toolchain& tc, const ResultCache& cache, const CacheKey& key,
+                          const std::string& bytecode, const std::string& arch, const std::string& prefix) {
+  auto artifacts = artifact_paths(prefix);
+  std::string remarks = prefixed_file(prefix, FileKind::kRemarks);
+  Compiled out;
+  if (cache.enabled() && cache.fetch(key, artifacts)) {
+    out.outputs = saved_tool_outputs(prefix, remarks);
+    out.cache = "hit";
+    return out;
+  }
+  auto compiled = compile_bytecode(tc, bytecode, arch, prefixed_file(prefix, FileKind::kCubin), remarks);
+  out.seconds = compiled.seconds;
+  out.process = compiled.process;
+  out.outputs = run_tool_outputs(tc, prefixed_file(prefix, FileKind::kCubin), bytecode, remarks, prefix);
+  cache.store(key, artifacts);
+  out.cache = cache.enabled() ? "miss" : "off";
+  return out;
 }
 
 }  // namespace tileperf

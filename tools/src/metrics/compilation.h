@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/tool_outputs.h"
 #include "toolchain/cache.h"
+#include "toolchain/toolchain.h"
 #include "toolchain/toolchain_record.h"
 
 namespace tileperf {
@@ -43,5 +45,19 @@ CompileSetup compile_setup(const ToolchainRecord& tools, const nlohmann::json& d
 // folders, which the entry's text files hold as tokens.
 CacheKey compile_key(const std::string& bytecode, const nlohmann::json& dump, const std::string& arch,
                      const CompileSetup& setup);
+
+// One compilation's tool output, and where it came from.
+struct Compiled {
+  ToolOutputs outputs;
+  std::string cache;    // "hit", "miss" or "off"
+  std::string process;  // how tileiras ran (CompileOutput::process; "" on a hit)
+  double seconds = 0;   // tileiras's time (0 on a hit)
+};
+
+// The tool output of compiling `bytecode` for `arch`, kept at `prefix`
+// (<prefix>.cubin, .sass, ...): from the result cache when it holds `key`,
+// else from the tools, then stored under `key`.
+Compiled compiled_outputs(const Toolchain& tc, const ResultCache& cache, const CacheKey& key,
+                          const std::string& bytecode, const std::string& arch, const std::string& prefix);
 
 }  // namespace tileperf
