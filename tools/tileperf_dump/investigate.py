@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import os
 import sys
 import time
 import traceback
@@ -178,6 +179,14 @@ def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_vers
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The exports of an investigation; in the resident export process
+    (``tileperf_dump.server``, started if need be), else here."""
+    from tileperf_dump import server
+    argv = sys.argv[1:] if argv is None else argv
+    if not os.environ.get("TILEPERF_IN_EXPORT_SERVER"):
+        code = server.delegate("tileperf_dump.investigate", argv)
+        if code is not None:
+            return code
     parser = argparse.ArgumentParser(prog="python -m tileperf_dump.investigate")
     parser.add_argument("--source", required=True)
     parser.add_argument("--config", required=True)

@@ -19,72 +19,6 @@ constexpr double kRegisterUnit = 256;  // registers per warp are allocated in un
 constexpr double kSchedulers = 4;      // warp instructions issued per clock per SM
 constexpr double kL1Bytes = 128;       // L1/shared bytes per clock per SM
 
-// Cycles of one warp instruction on its pipe, per SM.
-void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t macs_hint, double weight,
-               std::map<std::string, double>& pipes) {
-  const ArchRates& r = model.rates();
-  const std::string& op = insn.opcode;
-  pipes["issue"] += weight / kSchedulers;
-  auto add = [&](const char* pipe, double cycles) { pipes[pipe] += weight * cycles; };
-  switch (op_class(op)) {
-    // Two datapaths: the FMA pipe (FFMA, FMUL, FADD, HFMA2 at the FP32
-    // rate; IMAD at the integer rate: ptxas moves integer adds there too)
-    // and the ALU pipe (IADD3, LOP3, SHF, ISETP, MOV, ... at the integer rate).
-    case OpClass::kFp32:
-      add("fma", kWarpLanes / r.fp32);
-      break;
-    case OpClass::kFp32x2:
-      add("fma", 2 * kWarpLanes / r.fp32);
-      break;
-    case OpClass::kFp16:
-      add("fma", 2 * kWarpLanes / r.fp16);
-      break;
-    case OpClass::kPack:
-      add("alu", kWarpLanes / r.pack);
-      break;
-    case OpClass::kInteger:
-      add(base_opcode(op) == "IMAD" ? "fma" : "alu", kWarpLanes / r.integer);
-      break;
-    case OpClass::kBitCount:
-      add("mufu", kWarpLanes / r.bitcount);
-      break;
-    case OpClass::kFp64:
-      add("fp64", kWarpLanes / r.fp64);
-      break;
-    case OpClass::kMufu:
-      add("mufu", kWarpLanes / r.mufu);
-      break;
-    case OpClass::kConvert:
-      add("mufu", kWarpLanes / r.convert);
-      break;
-    case OpClass::kConvert64:
-      add("fp64", kWarpLanes / r.convert64);
-      break;
-    case OpClass::kShuffle:
-      add("lsu", kWarpLanes / r.shuffle);
-      break;
-    case OpClass::kTensor: {
-      double macs = static_cast<double>(mma_shape_macs(op));
-      if (macs == 0) macs = static_cast<double>(macs_hint);
-      std::string_view base = base_opcode(op);
-      // A warpgroup MMA is one product issued by each of its four warps.
-      if (base.size() > 3 && base.substr(base.size() - 4) == "GMMA") macs /= 4;
-      pipes["tensor_macs"] +=
-          weight * macs * (has_modifier(op, "TF32") ? 2 : 1) / ((base[0] == 'I' || base[0] == 'Q') ? 2 : 1);
-      break;
-    }
-    case OpClass::kLoad:
-    case OpClass::kStore: {
-      std::string_view base = base_opcode(op);
-      if (base == "LDC" || base == "LDCU") break;
-      add("lsu", std::max(1.0, kWarpLanes * access_bytes(op) / kL1Bytes));
-      break;
-    }
-    default:
-      break;
-  }
-}
-
 bool is_global_access(const std::string& op) {
   std::string_view base = base_opcode(op);
   return base == "LDG" || base == "STG" || base == "LD" || base == "ST" || base == "ATOM" || base == "ATOMG" ||
@@ -92,30 +26,13 @@ bool is_global_access(const std::string& op) {
 }
 
 // Per grid block: tile bytes loaded and stored, times how often each
-// operation runs: as the skeleton counted it for a class of blocks, else the
-// declared trips of the `for` lines around it.
+// operation runs (tile_memory_runs).
 void tile_traffic(const LaunchInputs& in, const BlockClass* cls, double& loads, double& stores) {
-  auto trips_of = [&](const TileMemoryOp& m, int line) -> double {
-    if (in.problem) {
-      for (const auto& d : in.problem->trips) {
-        bool same_file = d.file.empty() || m.file.empty() ||
-                         d.file.substr(d.file.find_last_of('/') + 1) == m.file.substr(m.file.find_last_of('/') + 1);
-        if (same_file && std::find(d.lines.begin(), d.lines.end(), line) != d.lines.end()) return d.trips;
-      }
-    }
-    return static_cast<double>(kAssumedTrips);
-  };
   loads = stores = 0;
+  std::vector<double> runs = tile_memory_runs(in, cls);
   for (std::size_t k = 0; k < in.tileir->memory.size(); ++k) {
     const TileMemoryOp& m = in.tileir->memory[k];
-    double runs = 1;
-    if (cls && k < cls->memory.size()) {
-      runs = cls->memory[k];
-    } else {
-      for (int line : m.loops) runs *= trips_of(m, line);
-      if (m.in_unknown_loop) runs *= static_cast<double>(kAssumedTrips);
-    }
-    (m.store ? stores : loads) += static_cast<double>(m.bytes) * runs;
+    (m.store ? stores : loads) += static_cast<double>(m.bytes) * runs[k];
   }
 }
 
@@ -311,6 +228,97 @@ std::vector<double> class_trips(const LoopAnalysis& mean, const BlockClass& c) {
 constexpr std::size_t kMaxExactReplays = 16;
 
 }  // namespace
+
+void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t macs_hint, double weight,
+               std::map<std::string, double>& pipes) {
+  const ArchRates& r = model.rates();
+  const std::string& op = insn.opcode;
+  pipes["issue"] += weight / kSchedulers;
+  auto add = [&](const char* pipe, double cycles) { pipes[pipe] += weight * cycles; };
+  switch (op_class(op)) {
+    // Two datapaths: the FMA pipe (FFMA, FMUL, FADD, HFMA2 at the FP32
+    // rate; IMAD at the integer rate: ptxas moves integer adds there too)
+    // and the ALU pipe (IADD3, LOP3, SHF, ISETP, MOV, ... at the integer rate).
+    case OpClass::kFp32:
+      add("fma", kWarpLanes / r.fp32);
+      break;
+    case OpClass::kFp32x2:
+      add("fma", 2 * kWarpLanes / r.fp32);
+      break;
+    case OpClass::kFp16:
+      add("fma", 2 * kWarpLanes / r.fp16);
+      break;
+    case OpClass::kPack:
+      add("alu", kWarpLanes / r.pack);
+      break;
+    case OpClass::kInteger:
+      add(base_opcode(op) == "IMAD" ? "fma" : "alu", kWarpLanes / r.integer);
+      break;
+    case OpClass::kBitCount:
+      add("mufu", kWarpLanes / r.bitcount);
+      break;
+    case OpClass::kFp64:
+      add("fp64", kWarpLanes / r.fp64);
+      break;
+    case OpClass::kMufu:
+      add("mufu", kWarpLanes / r.mufu);
+      break;
+    case OpClass::kConvert:
+      add("mufu", kWarpLanes / r.convert);
+      break;
+    case OpClass::kConvert64:
+      add("fp64", kWarpLanes / r.convert64);
+      break;
+    case OpClass::kShuffle:
+      add("lsu", kWarpLanes / r.shuffle);
+      break;
+    case OpClass::kTensor: {
+      double macs = static_cast<double>(mma_shape_macs(op));
+      if (macs == 0) macs = static_cast<double>(macs_hint);
+      std::string_view base = base_opcode(op);
+      // A warpgroup MMA is one product issued by each of its four warps.
+      if (base.size() > 3 && base.substr(base.size() - 4) == "GMMA") macs /= 4;
+      pipes["tensor_macs"] +=
+          weight * macs * (has_modifier(op, "TF32") ? 2 : 1) / ((base[0] == 'I' || base[0] == 'Q') ? 2 : 1);
+      break;
+    }
+    case OpClass::kLoad:
+    case OpClass::kStore: {
+      std::string_view base = base_opcode(op);
+      if (base == "LDC" || base == "LDCU") break;
+      add("lsu", std::max(1.0, kWarpLanes * access_bytes(op) / kL1Bytes));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+std::vector<double> tile_memory_runs(const LaunchInputs& in, const BlockClass* cls) {
+  auto trips_of = [&](const TileMemoryOp& m, int line) -> double {
+    if (in.problem) {
+      for (const auto& d : in.problem->trips) {
+        bool same_file = d.file.empty() || m.file.empty() ||
+                         d.file.substr(d.file.find_last_of('/') + 1) == m.file.substr(m.file.find_last_of('/') + 1);
+        if (same_file && std::find(d.lines.begin(), d.lines.end(), line) != d.lines.end()) return d.trips;
+      }
+    }
+    return static_cast<double>(kAssumedTrips);
+  };
+  std::vector<double> out;
+  for (std::size_t k = 0; k < in.tileir->memory.size(); ++k) {
+    const TileMemoryOp& m = in.tileir->memory[k];
+    double runs = 1;
+    if (cls && k < cls->memory.size()) {
+      runs = cls->memory[k];
+    } else {
+      for (int line : m.loops) runs *= trips_of(m, line);
+      if (m.in_unknown_loop) runs *= static_cast<double>(kAssumedTrips);
+    }
+    out.push_back(runs);
+  }
+  return out;
+}
 
 LaunchEstimate estimate_launch(const LaunchInputs& in) {
   LaunchEstimate e;

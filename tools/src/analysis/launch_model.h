@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "analysis/arch_table.h"
+#include "analysis/cost_model.h"
 #include "readers/elf.h"
 #include "readers/line_table.h"
 #include "analysis/loops.h"
@@ -92,6 +93,18 @@ struct LaunchEstimate {
 };
 
 LaunchEstimate estimate_launch(const LaunchInputs& in);
+
+// Adds the cycles of one warp instruction on its pipe, per SM, times
+// `weight`, to `pipes` ("issue", "fma", "alu", "mufu", "fp64", "lsu", and
+// "tensor_macs": the multiply-accumulates, which the tensor rate turns into
+// cycles).
+void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t macs_hint, double weight,
+               std::map<std::string, double>& pipes);
+
+// How often each tile memory operation of in.tileir runs in one grid block:
+// as the skeleton counted it for the class `cls`, else the declared trips
+// of the `for` lines around it (the assumed count where none is declared).
+std::vector<double> tile_memory_runs(const LaunchInputs& in, const BlockClass* cls);
 
 // cost.time_ns (gated), loop.main.overlap_pct (gated), cost.term.*_ns, cost.limit.<term>, cost.dram_pct,
 // cost.block.latency_cycles, cost.block.throughput_cycles, launch.threads,

@@ -23,6 +23,7 @@
 #include "metrics/model_version.h"
 #include "metrics/tool_outputs.h"
 #include "report/comparison_text.h"
+#include "report/investigation_text.h"
 #include "results/edits.h"
 #include "results/result.h"
 #include "results/run_record.h"
@@ -201,6 +202,13 @@ nlohmann::json timeline_record(const Measurement& m) {
   add(producer_loop(m.loops), "producer");
   nlohmann::json record = {{"format", "tileperf-timeline/1"}, {"launch", describe_launch(m.launch)}, {"loops", loops}};
   if (auto occupancy = occupancy_json(m.launch); !occupancy.is_null()) record["sm_occupancy"] = std::move(occupancy);
+  record["line_time"] = line_time_json(m.line_time);
+  std::map<std::string, std::int64_t> attributed;
+  for (const auto& l : m.line_time.lines) attributed[l.line] = 0;
+  auto texts = line_texts(attributed, m.lines.paths);
+  for (auto& l : record["line_time"]["lines"]) {
+    if (auto it = texts.find(l["line"].get<std::string>()); it != texts.end()) l["text"] = it->second;
+  }
   return record;
 }
 
@@ -239,6 +247,7 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   m.values = std::move(measured.values);
   result.notes.insert(result.notes.begin(), measured.notes.begin(), measured.notes.end());
   seen.loops = std::move(measured.loops);
+  seen.line_time = measured.line_time;
   m.lines = std::move(measured.lines.counts);
   seen.line_paths = std::move(measured.lines.paths);
   m.bytecode = compiled.identity;
@@ -414,6 +423,7 @@ void report_toolchain_change(const CheckOptions& o, const Metrics& baseline, con
   report = format_broken(c.broken) + format_diff_table(c.diffs, o.verbose);
   if (c.changed_gated() != 0) {
     result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
+    add_line_time(result.lines, seen.line_time);
     report += format_line_moves(result.lines);
   }
 }
@@ -456,10 +466,14 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   if (loop_moved) report += format_main_loop(seen.loops);
   if (c.changed_gated() != 0) {
     result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
+    add_line_time(result.lines, seen.line_time);
     report += format_line_moves(result.lines);
   }
   if (c.state == State::kRegressed || j.state == State::kSignatureChanged || j.state == State::kCompilerVaries) {
     report += fmt::format("  listing: {}\n", o.shown_path(prefixed_file(o.prefix(), FileKind::kSass)));
+  }
+  if (c.state == State::kRegressed) {
+    report += fmt::format("  what to try, without a GPU: {}\n", investigate_command(o.id.name()));
   }
   return j.exit_code();
 }

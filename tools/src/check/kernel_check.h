@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/line_time.h"
 #include "analysis/loops.h"
 #include "gate/policy.h"
 #include "metrics/metrics.h"
@@ -55,6 +56,7 @@ void apply_run_record(CheckOptions& o, const std::string& test, const std::set<s
 struct CheckSeen {
   LoopAnalysis loops;                             // the main loop, for a loop regression
   std::map<std::string, std::string> line_paths;  // "gelu.py" -> the path the line table names
+  LineAttribution line_time;                      // the estimate by source line
 };
 
 // Runs the check `o` describes (its options as given on the command line;

@@ -13,6 +13,7 @@
 #include "metrics/tileir_metrics.h"
 #include "readers/elf.h"
 #include "readers/line_table.h"
+#include "analysis/line_time.h"
 #include "readers/remarks.h"
 #include "readers/resusage.h"
 #include "readers/sass.h"
@@ -131,9 +132,10 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   }
   LineTable lines = read_line_table(cubin_data, elf, cubin);
   std::vector<std::string> compiled_roots = fixed_roots(outputs.source_roots.size());
-  out.lines = count_source_lines(sass, lines, [&](const std::string& path) {
+  auto here = [&](const std::string& path) {
     return outputs.source_roots.empty() ? path : moved_roots(path, compiled_roots, outputs.source_roots);
-  });
+  };
+  out.lines = count_source_lines(sass, lines, here);
   KernelAttributes attributes = kernel_of(sass, cubin_data, elf, cubin);
   std::int64_t hint = tensor_macs_hint(out.values);
   int warps = kernel_warps(attributes);
@@ -169,6 +171,7 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
                       keep_events,
                       latency_overrides};
   out.launch = estimate_launch(launch);
+  out.line_time = attribute_lines(launch, out.launch, [&](const std::string& path) { return source_key(here(path)); });
   if (out.launch.classes > 1) out.values["cost.launch"] = saturated_count(out.launch.launch_cost);
   out.values.merge(launch_metrics(out.launch));
   for (const auto& note : out.launch.notes) out.notes.push_back(note);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/launch_model.h"
+#include "analysis/line_time.h"
 #include "analysis/loops.h"
 #include "analysis/skeleton.h"
 #include "analysis/source_lines.h"
@@ -25,6 +26,7 @@ struct Measurement {
   LoopAnalysis loops;              // the loops behind the loop.* and cost.* metrics
   LaunchEstimate launch;           // the launch model behind cost.time_ns (its timeline without events)
   LineCounts lines;                // instructions per source line
+  LineAttribution line_time;       // the estimate by source line (line_time.h)
 };
 
 // Measures one compilation from its tool output and `cubin`: the metric

@@ -59,10 +59,17 @@ std::string format_line_moves(const std::vector<LineMove>& moves) {
   if (moves.empty()) return "";
   std::size_t w = 0;
   for (const auto& m : moves) w = std::max(w, m.line.size());
-  std::string out = "  source lines that moved (instructions):\n";
+  bool timed = std::any_of(moves.begin(), moves.end(), [](const LineMove& m) { return m.share >= 0; });
+  std::string out = timed ? "  source lines that moved (instructions; the line's share of the estimate now):\n"
+                          : "  source lines that moved (instructions):\n";
   for (const auto& m : moves) {
-    out += fmt::format("    {:<{}}  {:>5} -> {:<5} {:>6}  {}\n", m.line, w, m.baseline, m.current,
-                       format_signed(static_cast<double>(m.delta())), m.text);
+    std::string estimate;
+    if (timed) {
+      estimate = m.share >= 0 ? fmt::format("{:>5.1f}% {:>9}", 100 * m.share, format_time_ns(m.ns))
+                              : fmt::format("{:>5} {:>9}", "-", "");
+    }
+    out += fmt::format("    {:<{}}  {:>5} -> {:<5} {:>6}  {}{}{}\n", m.line, w, m.baseline, m.current,
+                       format_signed(static_cast<double>(m.delta())), estimate, timed ? "  " : "", m.text);
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analysis/arch_table.h"
+#include "report/view.h"
 #include "support/text.h"
 
 namespace tileperf {
@@ -14,13 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string time_text(double ns) {
-  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
-  if (ns < 1e6) return fmt::format("{:.1f} us", ns / 1e3);
-  return fmt::format("{:.2f} ms", ns / 1e6);
-}
+std::string time_text(double ns) { return format_time_ns(ns); }
 
-std::string change_text(double change) { return fmt::format("{:+.1f}%", 100 * change); }
+// "-38.2%", "0.0%" for a change under 0.05%.
+std::string change_text(double change) {
+  return std::abs(change) < 5e-4 ? "0.0%" : fmt::format("{:+.1f}%", 100 * change);
+}
 
 nlohmann::json row_json(const Investigation& inv, const VariantOutcome& v) {
   nlohmann::json j = {{"id", v.id}, {"kind", v.kind}, {"what", v.what}, {"where", v.where}, {"changes", v.changes}};

@@ -210,6 +210,26 @@ void add_launch(std::string& out, const Measurement& m) {
 }
 }  // namespace
 
+// The estimate by source line: the launch's (each line's share of the
+// limiting term) and, per loop, the lines' cycles per iteration.
+void add_line_time(std::string& out, const LoopAnalysis& report, const LineAttribution& a) {
+  if (a.lines.empty() && a.loop_lines.empty()) return;
+  out += fmt::format("\nestimated time by source line (share of {}):\n", a.term);
+  for (std::size_t i = 0; i < a.lines.size() && i < 12; ++i) {
+    out += fmt::format("  {:>5.1f}%  {:>10.0f} ns  {}\n", 100 * a.lines[i].share, a.lines[i].ns, a.lines[i].line);
+  }
+  if (a.lines.size() > 12) out += fmt::format("  ... {} more line(s)\n", a.lines.size() - 12);
+  for (std::size_t l = 0; l < a.loop_lines.size() && l < report.loops.size(); ++l) {
+    if (a.loop_lines[l].empty() || report.loops[l].spin) continue;
+    out += fmt::format("  {} per iteration ({} cycles by line):", loop_name(report.loops[l]), a.loop_pipe[l]);
+    for (std::size_t i = 0; i < a.loop_lines[l].size() && i < 6; ++i) {
+      const auto& x = a.loop_lines[l][i];
+      out += fmt::format(" {} {:.1f} ({:.0f} insn)", x.line, x.cycles, x.instructions);
+    }
+    out += "\n";
+  }
+}
+
 std::string cubin_loops_text(const CubinLoops& r, bool gantt) {
   std::string out;
   const LoopAnalysis& report = r.loops;
@@ -235,6 +255,7 @@ std::string cubin_loops_text(const CubinLoops& r, bool gantt) {
   if (!m) return out;
   add_skeleton(out, m->skeleton);
   add_launch(out, *m);
+  add_line_time(out, report, m->line_time);
   if (gantt) {
     add_gantt(out, report, m->launch, report.main, "main loop");
     if (int p = producer_loop(report); p >= 0) add_gantt(out, report, m->launch, p, "producer loop");
@@ -250,6 +271,14 @@ nlohmann::json cubin_loops_json(const CubinLoops& r) {
     if (m->skeleton.evaluated) j["skeleton"] = skeleton_json(m->skeleton);
     for (const auto& [index, replay] : m->launch.timeline.loops) {
       j["loops"][index]["replay_cycles_per_iteration"] = replay.cycles_per_iteration;
+    }
+    j["line_time"] = line_time_json(m->line_time);
+    for (std::size_t l = 0; l < m->line_time.loop_lines.size() && l < j["loops"].size(); ++l) {
+      nlohmann::json lines = nlohmann::json::array();
+      for (const auto& x : m->line_time.loop_lines[l]) {
+        lines.push_back({{"line", x.line}, {"cycles", x.cycles}, {"instructions", x.instructions}});
+      }
+      j["loops"][l]["line_cycles"] = {{"pipe", m->line_time.loop_pipe[l]}, {"lines", lines}};
     }
   }
   return j;

@@ -54,6 +54,12 @@ std::string format_signed(double v) {
   return fmt::format("{:+g}", v);
 }
 
+std::string format_time_ns(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.1f} us", ns / 1e3);
+  return fmt::format("{:.2f} ms", ns / 1e6);
+}
+
 std::string format_percent(double pct) {
   if (std::isinf(pct)) return pct > 0 ? "+inf%" : "-inf%";
   return fmt::format("{:+.1f}%", pct);

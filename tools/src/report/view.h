@@ -152,5 +152,7 @@ ReviewView make_review_view(Review review);
 
 std::string format_signed(double v);
 std::string format_percent(double pct);
+// "850 ns", "41.2 us", "1.87 ms".
+std::string format_time_ns(double ns);
 
 }  // namespace tileperf

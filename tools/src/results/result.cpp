@@ -3,6 +3,7 @@
 #include "metrics/metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -39,7 +40,12 @@ void TestResult::set_lines(std::vector<LineMove> moves, const std::map<std::stri
 namespace {
 
 nlohmann::json line_json(const LineMove& m) {
-  return {{"line", m.line}, {"baseline", m.baseline}, {"current", m.current}, {"text", m.text}};
+  nlohmann::json j = {{"line", m.line}, {"baseline", m.baseline}, {"current", m.current}, {"text", m.text}};
+  if (m.share >= 0) {
+    j["share"] = std::round(m.share * 1e4) / 1e4;
+    j["ns"] = std::llround(m.ns);
+  }
+  return j;
 }
 
 nlohmann::json diff_json(const MetricDiff& d) {
@@ -220,7 +226,7 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
     }
     for (const auto& l : j.value("lines", nlohmann::json::array())) {
       r.lines.push_back({l.value("line", ""), l.value("baseline", std::int64_t(0)), l.value("current", std::int64_t(0)),
-                         l.value("text", "")});
+                         l.value("text", ""), l.value("share", -1.0), l.value("ns", 0.0)});
     }
     r.notes = j.value("notes", std::vector<std::string>{});
     r.toolchain_change = j.value("toolchain_change", std::vector<std::string>{});
