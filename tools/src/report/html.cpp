@@ -10,6 +10,7 @@
 
 #include "report/formats.h"
 #include "report/html_assets.h"
+#include "report/investigation_text.h"
 #include "support/text.h"
 
 namespace tileperf {
@@ -214,6 +215,36 @@ std::string timeline_section(const TestView& t) {
   return out;
 }
 
+// The kernel's source lines with their share of the launch estimate (the
+// timeline record's line_time), in line order.
+std::string source_view(const TestView& t) {
+  if (t.timeline.is_null() || !t.timeline.contains("line_time")) return "";
+  const auto& a = t.timeline.at("line_time");
+  auto lines = a.value("lines", nlohmann::json::array());
+  if (!lines.is_array() || lines.empty()) return "";
+  auto number = [](const nlohmann::json& l) {
+    std::string key = l.value("line", "");
+    auto colon = key.rfind(':');
+    return std::make_pair(key.substr(0, colon), colon == std::string::npos ? 0 : std::atoi(key.c_str() + colon + 1));
+  };
+  std::vector<nlohmann::json> sorted(lines.begin(), lines.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [&](const nlohmann::json& x, const nlohmann::json& y) { return number(x) < number(y); });
+  std::string out = fmt::format(
+      "<details class=\"source-view\"><summary>Estimated time by source line (share of {})</summary>\n"
+      "<table class=\"lines\"><thead><tr><th>line</th><th>share</th><th>time</th><th>source</th></tr></thead><tbody>\n",
+      esc(a.value("term", "")));
+  for (const auto& l : sorted) {
+    double share = l.value("share", 0.0);
+    out += fmt::format(
+        "<tr><td>{}</td><td><span class=\"bar\" style=\"display:inline-block;background:#c44;height:0.8em;"
+        "width:{:.0f}px\"></span> {:.1f}%</td><td>{}</td><td><code>{}</code></td></tr>\n",
+        esc(l.value("line", "")), 100 * share, 100 * share, esc(format_time_ns(l.value("ns", 0.0))),
+        esc(l.value("text", "")));
+  }
+  return out + "</tbody></table></details>\n";
+}
+
 std::string test_detail(const TestView& t) {
   const TestResult& r = *t.result;
   std::string out = fmt::format(
@@ -230,17 +261,21 @@ std::string test_detail(const TestView& t) {
   if (!r.lines.empty()) {
     out +=
         "<h4>Source lines that moved (instructions)</h4>\n<table class=\"lines sortable\"><thead><tr><th>line</th>"
-        "<th>baseline</th><th>current</th><th>delta</th><th>source</th></tr></thead><tbody>\n";
+        "<th>baseline</th><th>current</th><th>delta</th><th>estimate now</th><th>source</th></tr></thead><tbody>\n";
     for (const auto& m : r.lines) {
-      out += fmt::format("<tr><td>{}</td>{}{}{}<td><code>{}</code></td></tr>\n", esc(m.line),
+      std::string estimate =
+          m.share >= 0 ? fmt::format("{:.1f}% ({})", 100 * m.share, format_time_ns(m.ns)) : std::string("-");
+      out += fmt::format("<tr><td>{}</td>{}{}{}<td>{}</td><td><code>{}</code></td></tr>\n", esc(m.line),
                          num(m.baseline, std::to_string(m.baseline)), num(m.current, std::to_string(m.current)),
-                         num(m.delta(), format_signed(double(m.delta()))), esc(m.text));
+                         num(m.delta(), format_signed(double(m.delta()))), esc(estimate), esc(m.text));
     }
     out += "</tbody></table>\n";
   }
   out += opcode_chart(r, kOpcodePrefix, "Opcodes that moved");
   out += opcode_chart(r, kLoopOpcodePrefix, "Opcodes that moved in the main loop");
+  out += source_view(t);
   out += timeline_section(t);
+  if (!t.investigation.is_null()) out += investigation_html(t.investigation);
   for (const auto& n : r.notes) out += "<p class=\"note\">note: " + esc(n) + "</p>\n";
   return out + "</article>\n";
 }
@@ -268,6 +303,13 @@ std::string tests_section(const std::string& id, const std::string& index_id, co
 std::string needs_look_section(const ReportView& view) {
   return tests_section("needs-look", "look-index", fmt::format("Needs a look ({})", view.needs_look.size()),
                        view.needs_look, "Nothing: every test passed.");
+}
+
+// The tests that need no look but were investigated (tileperf investigate).
+std::string investigated_section(const ReportView& view) {
+  if (view.investigated.empty()) return "";
+  return tests_section("investigated", "investigated-index",
+                       fmt::format("Investigated ({})", view.investigated.size()), view.investigated, "");
 }
 
 std::string review_sections(const ReviewView* review) {
@@ -386,7 +428,7 @@ std::string report_html(const ReportView& view, const ReviewView* review) {
            ? ""
            : "<p id=\"missing\" class=\"regressed\"><b>" + esc(view.missing_text()) + "</b></p>\n") +
           (view.runs_text().empty() ? "" : "<p id=\"runs\">" + esc(view.runs_text()) + "</p>\n"),
-      review_sections(review) + needs_look_section(view) + drift_section(view), all_tests_section(view),
+      review_sections(review) + needs_look_section(view) + investigated_section(view) + drift_section(view), all_tests_section(view),
       by_arch_section(view), report_html_script());
 }
 

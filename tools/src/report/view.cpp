@@ -250,6 +250,22 @@ nlohmann::json timeline_beside(const std::string& result_file, std::string& prob
   return nullptr;
 }
 
+// <prefix>.investigation.json beside <prefix>.result.json, when it is
+// there and readable; null otherwise.
+nlohmann::json investigation_beside(const std::string& result_file) {
+  auto prefix = prefix_of(result_file, FileKind::kResult);
+  if (!prefix) return nullptr;
+  std::string path = prefixed_file(*prefix, FileKind::kInvestigation);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return nullptr;
+  try {
+    auto j = nlohmann::json::parse(read_file(path));
+    if (j.is_object() && j.value("format", "") == "tileperf-investigation/1") return j;
+  } catch (const std::exception&) {
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 ReportView make_report_view(const std::vector<TestResult>& results, bool include_earlier) {
@@ -276,6 +292,7 @@ ReportView make_report_view(const std::vector<TestResult>& results, bool include
       t.key.push_back(it == r.key_metrics.end() ? std::nullopt : std::optional(it->second));
     }
     t.timeline = timeline_beside(r.file, t.timeline_problem);
+    t.investigation = investigation_beside(r.file);
     view.tests.push_back(std::move(t));
   }
   std::sort(view.tests.begin(), view.tests.end(), [](const TestView& a, const TestView& b) { return a.name < b.name; });
@@ -286,6 +303,9 @@ ReportView make_report_view(const std::vector<TestResult>& results, bool include
     if (t->needs_look) view.needs_look.push_back(t);
   }
   sort_by_state(view.needs_look);
+  for (const auto* t : all) {
+    if (!t->needs_look && !t->investigation.is_null()) view.investigated.push_back(t);
+  }
   std::map<std::string, std::vector<const TestView*>> by_kernel;
   for (const auto* t : all) by_kernel[t->result->id.kernel].push_back(t);
   for (auto& [kernel, tests] : by_kernel) view.kernels.push_back({kernel, tests, count_states(tests)});

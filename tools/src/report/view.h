@@ -80,6 +80,9 @@ struct TestView {
   // <config>.<arch>.timeline.json beside the result file; null without one.
   nlohmann::json timeline;
   std::string timeline_problem;  // why a timeline file beside the result could not be read
+  // `tileperf investigate`'s record of the test, from the
+  // <config>.<arch>.investigation.json beside the result; null without one.
+  nlohmann::json investigation;
   // "sass.mufu 9 -> 17 (+88.9%), regs 27 -> 40 (+48.1%) and 5 more": the
   // first metrics over their limit, for one collapsed line.
   std::string headline(std::size_t n = 3) const;
@@ -108,6 +111,7 @@ struct ReportView {
   std::vector<TestView> tests;              // by name
   std::vector<StateCount> counts;           // states that occur, in report order
   std::vector<const TestView*> needs_look;  // state order, then name
+  std::vector<const TestView*> investigated;  // passed tests with an investigation beside them, by name
   std::vector<KernelView> kernels;          // by kernel name
   std::string counts_text() const;          // "2 regressed, 7 pass", "no tests"
   // Results an earlier run left behind (its run.json names another run).
