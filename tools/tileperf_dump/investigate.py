@@ -92,11 +92,22 @@ def _arrays(record: dict | None) -> list:
     return [(a.get("shape"), a.get("dtype")) for a in (record or {}).get("arrays", [])]
 
 
-def _export(module, config, name, arch, bytecode_version, plan: Plan | None, replaced: list[str]):
+def _export(module, config, name, arch, bytecode_version, plan: Plan | None, replaced: list[str],
+            census: V.Census | None = None):
+    """One export of the configuration (``plan``: a variant's) for ``arch``;
+    ``census`` gets the costly operations cuTile itself emitted (those a
+    variant replaced are not among them)."""
     from tileperf_dump.export import _for_arch
     with contextlib.ExitStack() as stack:
-        emit = _emit(plan, replaced) if plan else None
-        if emit is not None:
+        inner = _emit(plan, replaced) if plan else None
+        count = V.census_emit(census) if census is not None else None
+
+        def emit(op, ctx):
+            value = inner(op, ctx) if inner is not None else None
+            if value is None and count is not None:
+                count(op, ctx)
+            return value
+        if inner is not None or count is not None:
             stack.enter_context(V.emitting(emit))
         if plan is not None and plan.token_order_off:
             stack.enter_context(V.token_order_off())
@@ -130,8 +141,7 @@ def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_vers
         old.unlink()
     census = V.Census()
     start = time.perf_counter()
-    with V.emitting(V.census_emit(census)):
-        base = _export(module, config, name, arch_name, bytecode_version, None, [])
+    base = _export(module, config, name, arch_name, bytecode_version, None, [], census)
     if not base.bytecode:
         raise SystemExit(f"{source}: CONFIGS[{name!r}] does not export for {arch_name}: {_error_text(base.problem_error)}")
     roots = _roots()
@@ -158,7 +168,8 @@ def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_vers
                 if not moved:
                     continue  # the argument sets no constant after all
                 row["changes"]["constants"] = moved
-            export = _export(module, variant_config, name, arch_name, bytecode_version, plan, replaced)
+            left = V.Census()
+            export = _export(module, variant_config, name, arch_name, bytecode_version, plan, replaced, left)
             if plan.config is not None and _arrays(export.problem) != _arrays(base.problem):
                 continue  # it changes the problem, not its tuning
             if plan.emit is not None and not replaced:
@@ -169,6 +180,10 @@ def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_vers
                 row.update(_write(out, row["id"], module, export, name, bytecode_version))
                 if replaced:
                     row["replaced"] = len(replaced)
+                    site = plan.emit[1]
+                    row["left_at_site"] = sum(n for s_, ops in left.ops.items() for op, n in ops.items()
+                                              if (s_.file, s_.line) == (site.file, site.line)
+                                              and (s_.cls == site.cls if plan.kind == "isolate" else op == "exp"))
         except Exception as e:  # noqa: BLE001 - a variant that cannot be made is its row
             row["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"[:400]
             traceback.print_exc(file=sys.stderr)

@@ -58,9 +58,12 @@ std::map<std::string, double> line_amounts(const LaunchInputs& in, const LaunchE
   }
   CostModel model(in.listing->arch, in.tensor_macs_hint);
   std::string pipe = e.limit == "tensor" ? "tensor_macs" : e.limit;
-  if (memory) term = "global memory bytes (SASS loads and stores)";
-  else if (e.limit == "latency") term = "executed warp instructions (a proxy of the latency term)";
-  else term = e.limit + " cycles";
+  if (memory)
+    term = "global memory bytes (SASS loads and stores)";
+  else if (e.limit == "latency")
+    term = "executed warp instructions (a proxy of the latency term)";
+  else
+    term = e.limit + " cycles";
   for (const auto& f : *in.flows) {
     for (std::size_t b = 0; b < f.graph.blocks.size(); ++b) {
       double weight = f.runs[b] * warp_count(f.warps[b]);

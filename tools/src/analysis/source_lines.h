@@ -35,7 +35,7 @@ std::string source_key(const std::string& path);
 struct LineMove {
   std::string line;  // "gelu.py:21"
   std::int64_t baseline = 0, current = 0;
-  std::string text;  // the line's source text, when known
+  std::string text;   // the line's source text, when known
   double share = -1;  // its share of the current launch estimate's limiting term (-1: not known)
   double ns = 0;      // ... as estimated time
   std::int64_t delta() const { return current - baseline; }

@@ -159,7 +159,8 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const CompileS
                          TestResult& result) {
   ResultCache cache(o.cache_dir);
   CacheKey key;
-  if (cache.enabled()) key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags, setup.process});
+  if (cache.enabled())
+    key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags, setup.process});
   Compiled compiled = compiled_outputs(o.tc, cache, key, o.bytecode, o.id.arch, o.prefix());
   result.cache = compiled.cache;
   if (compiled.cache == "hit") {

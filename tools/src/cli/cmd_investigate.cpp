@@ -37,9 +37,11 @@ std::vector<Chosen> chosen_tests(const std::string& name, const std::string& wor
   std::string bare = name.rfind("perf.", 0) == 0 ? name.substr(5) : name;
   auto parts = split(bare, '.');
   if (parts.empty() || parts.size() > 3 || parts[0].empty()) {
-    throw UsageError(fmt::format("{}: expected perf.<kernel>.<config>.<arch>, perf.<kernel>.<config> or <kernel>", name));
+    throw UsageError(
+        fmt::format("{}: expected perf.<kernel>.<config>.<arch>, perf.<kernel>.<config> or <kernel>", name));
   }
-  std::string record_file = (fs::path(work_dir) / relative_path(FileId{FileKind::kConfigs, parts[0], "", "", ""})).string();
+  std::string record_file =
+      (fs::path(work_dir) / relative_path(FileId{FileKind::kConfigs, parts[0], "", "", ""})).string();
   if (!fs::exists(record_file)) {
     throw UsageError(fmt::format("{}: no kernel {} in this build ({} is missing)", name, parts[0], record_file));
   }
@@ -73,7 +75,8 @@ int run_investigate(const Args& args) {
   app.add_option("tests", names, "perf.<kernel>.<config>.<arch>, perf.<kernel>.<config> or a kernel's name")
       ->required();
   app.add_option("--build-dir", build_dir, "the build folder whose run to investigate")->capture_default_str();
-  app.add_option("--kinds", kinds, "the variant kinds, comma-separated (isolate,exp2,token_order,hint,tune; default all)");
+  app.add_option("--kinds", kinds,
+                 "the variant kinds, comma-separated (isolate,exp2,token_order,hint,tune; default all)");
   app.add_option("--jobs", jobs, "tileiras processes at a time (default: the cores)");
   app.add_flag("--json", json_out, "print the investigations as JSON (format tileperf-investigation/1)");
   if (parse_args(app, args)) return kExitOk;
@@ -98,16 +101,17 @@ int run_investigate(const Args& args) {
     in.config = t.config;
     in.arch = t.arch;
     in.work_dir = record->work_dir;
-    in.kernel_record = (fs::path(record->work_dir) / relative_path(FileId{FileKind::kConfigs, t.kernel, "", "", ""})).string();
+    in.kernel_record =
+        (fs::path(record->work_dir) / relative_path(FileId{FileKind::kConfigs, t.kernel, "", "", ""})).string();
     in.toolchain_file = record->toolchain;
     in.cache_dir = record->cache_dir;
     if (record->timeout > 0) in.timeout = record->timeout;
     in.jobs = jobs;
     in.kinds = kinds;
     nlohmann::json j = investigation_json(investigate(in));
-    std::string file = (fs::path(record->work_dir) /
-                        relative_path(FileId{FileKind::kInvestigation, t.kernel, t.config, t.arch, ""}))
-                           .string();
+    std::string file =
+        (fs::path(record->work_dir) / relative_path(FileId{FileKind::kInvestigation, t.kernel, t.config, t.arch, ""}))
+            .string();
     with_io_errors([&] { write_file_atomic(file, j.dump(1) + "\n", Durability::kRenamed); });
     if (json_out) {
       all.push_back(std::move(j));

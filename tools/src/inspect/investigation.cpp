@@ -56,10 +56,18 @@ void export_variants(const InvestigationInputs& in, const nlohmann::json& record
   if (record.contains("dump_batch") && record["dump_batch"].is_array() && !record["dump_batch"].empty()) {
     args = record["dump_batch"][0].value("pytest_args", nlohmann::json::array());
   }
-  std::vector<std::string> argv = {python,       "-m",         "tileperf_dump.investigate",
-                                   "--source",   source,       "--config",
-                                   in.config,    "--arch",     in.arch,
-                                   "--out",      out,          "--bytecode-version",
+  std::vector<std::string> argv = {python,
+                                   "-m",
+                                   "tileperf_dump.investigate",
+                                   "--source",
+                                   source,
+                                   "--config",
+                                   in.config,
+                                   "--arch",
+                                   in.arch,
+                                   "--out",
+                                   out,
+                                   "--bytecode-version",
                                    dump_option(args, "bytecode-version")};
   if (argv.back().empty()) argv.back() = "13.4";
   for (const auto& p : split(dump_option(args, "placeholders"), ',')) {
@@ -136,8 +144,9 @@ Investigation investigate(const InvestigationInputs& in) {
   Investigation inv;
   inv.inputs = in;
   nlohmann::json record = parse_json(read_file(in.kernel_record), in.kernel_record);
-  std::string out = (fs::path(in.work_dir) / relative_path(FileId{FileKind::kVariantsDir, in.kernel, in.config, in.arch, ""}))
-            .string();
+  std::string out =
+      (fs::path(in.work_dir) / relative_path(FileId{FileKind::kVariantsDir, in.kernel, in.config, in.arch, ""}))
+          .string();
   fs::create_directories(out);
   auto t = Clock::now();
   export_variants(in, record, out, inv.source);
@@ -149,7 +158,8 @@ Investigation investigate(const InvestigationInputs& in) {
   inv.base.kind = "base";
   inv.base.what = "the configuration as it is";
   inv.base.bytecode = json_string(list.at("base"), "bytecode", list_file);
-  for (const auto& row : list.value("variants", nlohmann::json::array())) inv.variants.push_back(outcome_of(row, list_file));
+  for (const auto& row : list.value("variants", nlohmann::json::array()))
+    inv.variants.push_back(outcome_of(row, list_file));
   inv.sites = list.value("sites", nlohmann::json::array());
   inv.tuning = {{"arguments", list.value("tuning_arguments", nlohmann::json::object())},
                 {"hints", list.value("hints", nlohmann::json::object())}};
@@ -168,7 +178,8 @@ Investigation investigate(const InvestigationInputs& in) {
   t = Clock::now();
   if (cache.enabled()) {
     std::vector<BatchEntry> entries;
-    for (auto* v : todo) entries.push_back(BatchEntry{in.test + " " + v->id, in.arch, v->bytecode, v->bytecode + ".json"});
+    for (auto* v : todo)
+      entries.push_back(BatchEntry{in.test + " " + v->id, in.arch, v->bytecode, v->bytecode + ".json"});
     BatchOutcome batch = with_io_errors([&] { return run_compile_batch(entries, tools, tc, cache, in.jobs); });
     inv.compiled = batch.compiled;
     inv.cached = batch.cached;

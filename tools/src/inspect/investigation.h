@@ -22,20 +22,20 @@ struct InvestigationInputs {
   std::string kernel_record;  // <work>/<kernel>/configs.json
   std::string work_dir;       // the run's work folder
   std::string toolchain_file, cache_dir;
-  double timeout = 120;      // seconds per tool
-  int jobs = 1;              // tileiras processes at a time
-  std::string kinds;         // the variant kinds, comma-separated ("": all)
+  double timeout = 120;        // seconds per tool
+  int jobs = 1;                // tileiras processes at a time
+  std::string kinds;           // the variant kinds, comma-separated ("": all)
   std::string update_command;  // how the run updates its baselines (for the notes)
 };
 
 struct VariantOutcome {
   std::string id, kind, what, where;  // id: base, v01, ...
   nlohmann::json changes = nlohmann::json::object();
-  std::string error;                            // why it has no estimate ("": it has one)
-  std::map<std::string, std::int64_t> values;   // its metrics
-  std::string limit, occupancy_limit;           // the launch estimate's limiting term, what limits residency
-  std::string cache;                            // hit, miss, off
-  std::string bytecode;                         // its bytecode file
+  std::string error;                           // why it has no estimate ("": it has one)
+  std::map<std::string, std::int64_t> values;  // its metrics
+  std::string limit, occupancy_limit;          // the launch estimate's limiting term, what limits residency
+  std::string cache;                           // hit, miss, off
+  std::string bytecode;                        // its bytecode file
 
   bool estimated() const { return error.empty() && values.count("cost.time_ns"); }
   std::int64_t value(const std::string& name) const {
@@ -48,8 +48,8 @@ struct Investigation {
   InvestigationInputs inputs;
   std::string source;
   VariantOutcome base;
-  std::vector<VariantOutcome> variants;  // best estimate first; those without one last
-  nlohmann::json sites = nlohmann::json::array();  // the costly operations found, by class and line
+  std::vector<VariantOutcome> variants;              // best estimate first; those without one last
+  nlohmann::json sites = nlohmann::json::array();    // the costly operations found, by class and line
   nlohmann::json tuning = nlohmann::json::object();  // the tuning arguments and hints the variants start from
   std::vector<std::string> notes;
   std::size_t compiled = 0, cached = 0;

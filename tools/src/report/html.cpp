@@ -308,8 +308,8 @@ std::string needs_look_section(const ReportView& view) {
 // The tests that need no look but were investigated (tileperf investigate).
 std::string investigated_section(const ReportView& view) {
   if (view.investigated.empty()) return "";
-  return tests_section("investigated", "investigated-index",
-                       fmt::format("Investigated ({})", view.investigated.size()), view.investigated, "");
+  return tests_section("investigated", "investigated-index", fmt::format("Investigated ({})", view.investigated.size()),
+                       view.investigated, "");
 }
 
 std::string review_sections(const ReviewView* review) {
@@ -428,8 +428,8 @@ std::string report_html(const ReportView& view, const ReviewView* review) {
            ? ""
            : "<p id=\"missing\" class=\"regressed\"><b>" + esc(view.missing_text()) + "</b></p>\n") +
           (view.runs_text().empty() ? "" : "<p id=\"runs\">" + esc(view.runs_text()) + "</p>\n"),
-      review_sections(review) + needs_look_section(view) + investigated_section(view) + drift_section(view), all_tests_section(view),
-      by_arch_section(view), report_html_script());
+      review_sections(review) + needs_look_section(view) + investigated_section(view) + drift_section(view),
+      all_tests_section(view), by_arch_section(view), report_html_script());
 }
 
 }  // namespace tileperf

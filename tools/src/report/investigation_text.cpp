@@ -75,14 +75,13 @@ std::vector<std::string> findings(const nlohmann::json& j, const std::string& co
       auto ops = r["changes"].value("ops", nlohmann::json::object());
       std::string names;
       for (auto it = ops.begin(); it != ops.end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
-      std::string share = change < -0.005 ? fmt::format("{:.0f}% of the estimated time", -100 * change)
-                                          : "none of the estimated time";
-      std::string mufu = r["mufu"] != base["mufu"]
-                             ? fmt::format("; MUFU {} -> {}", base["mufu"].get<std::int64_t>(), r["mufu"].get<std::int64_t>())
-                             : "";
+      std::string share =
+          change < -0.005 ? fmt::format("{:.0f}% of the estimated time", -100 * change) : "none of the estimated time";
+      std::string mufu = r["mufu"] != base["mufu"] ? fmt::format("; MUFU {} -> {}", base["mufu"].get<std::int64_t>(),
+                                                                 r["mufu"].get<std::int64_t>())
+                                                   : "";
       out.push_back(fmt::format("`{}`{}: {} (isolated: {} -> {}{}; limited by {})", names, at(r), share,
-                                time_text(base_ns), time_text(r["time_ns"].get<double>()), mufu,
-                                r.value("limit", "")));
+                                time_text(base_ns), time_text(r["time_ns"].get<double>()), mufu, r.value("limit", "")));
     } else if (kind == "exp2") {
       out.push_back(fmt::format("exp as exp2{}: {} estimated", at(r), change_text(change)));
     } else if (kind == "token_order") {
@@ -97,7 +96,8 @@ std::vector<std::string> findings(const nlohmann::json& j, const std::string& co
       base["regs"].get<std::int64_t>(), base["stack_bytes"].get<std::int64_t>(),
       base["local_bytes"].get<std::int64_t>(), base["spill_remarks"].get<std::int64_t>(),
       base["pressure_remarks"].get<std::int64_t>(), base["blocks_per_sm"].get<std::int64_t>(),
-      base.value("occupancy_limit", "").empty() ? "" : " (limited by " + base["occupancy_limit"].get<std::string>() + ")"));
+      base.value("occupancy_limit", "").empty() ? ""
+                                                : " (limited by " + base["occupancy_limit"].get<std::string>() + ")"));
   if (const auto* best = best_of(j["variants"], {"tune", "hint"})) {
     double change = (*best)["change"];
     if (change < -0.005) {
@@ -106,8 +106,9 @@ std::vector<std::string> findings(const nlohmann::json& j, const std::string& co
                                 (*best).value("limit", ""), (*best)["regs"].get<std::int64_t>(),
                                 (*best)["blocks_per_sm"].get<std::int64_t>()));
     } else {
-      out.push_back("tuning: no neighbour of the configuration (tile sizes halved or doubled, other hints) is "
-                    "estimated faster");
+      out.push_back(
+          "tuning: no neighbour of the configuration (tile sizes halved or doubled, other hints) is "
+          "estimated faster");
     }
   }
   return out;
@@ -136,9 +137,15 @@ std::string investigate_command(const std::string& test) { return "tileperf inve
 
 nlohmann::json investigation_json(const Investigation& inv) {
   const auto& in = inv.inputs;
-  nlohmann::json j = {{"format", kInvestigationFormat}, {"test", in.test},     {"kernel", in.kernel},
-                      {"config", in.config},           {"arch", in.arch},     {"source", inv.source},
-                      {"base", row_json(inv, inv.base)}, {"sites", inv.sites}, {"tuning", inv.tuning},
+  nlohmann::json j = {{"format", kInvestigationFormat},
+                      {"test", in.test},
+                      {"kernel", in.kernel},
+                      {"config", in.config},
+                      {"arch", in.arch},
+                      {"source", inv.source},
+                      {"base", row_json(inv, inv.base)},
+                      {"sites", inv.sites},
+                      {"tuning", inv.tuning},
                       {"notes", inv.notes}};
   nlohmann::json rows = nlohmann::json::array();
   int rank = 0;
@@ -200,8 +207,9 @@ std::string investigation_html(const nlohmann::json& j) {
   for (const auto& f : j.value("findings", nlohmann::json::array())) {
     out += "<li>" + html_escape(f.get<std::string>()) + "</li>\n";
   }
-  out += "</ul>\n<table><tr><th>#</th><th>estimate</th><th>change</th><th>regs</th><th>CTAs/SM</th><th>limit</th>"
-         "<th>kind</th><th>variant</th></tr>\n";
+  out +=
+      "</ul>\n<table><tr><th>#</th><th>estimate</th><th>change</th><th>regs</th><th>CTAs/SM</th><th>limit</th>"
+      "<th>kind</th><th>variant</th></tr>\n";
   for (const auto& r : j.value("variants", nlohmann::json::array())) {
     std::string what = html_escape(r.value("what", "") + at(r));
     if (r.contains("error")) {

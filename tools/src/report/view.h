@@ -108,12 +108,12 @@ struct ReportView {
   ReportView(const ReportView&) = delete;
   ReportView& operator=(const ReportView&) = delete;
 
-  std::vector<TestView> tests;              // by name
-  std::vector<StateCount> counts;           // states that occur, in report order
-  std::vector<const TestView*> needs_look;  // state order, then name
+  std::vector<TestView> tests;                // by name
+  std::vector<StateCount> counts;             // states that occur, in report order
+  std::vector<const TestView*> needs_look;    // state order, then name
   std::vector<const TestView*> investigated;  // passed tests with an investigation beside them, by name
-  std::vector<KernelView> kernels;          // by kernel name
-  std::string counts_text() const;          // "2 regressed, 7 pass", "no tests"
+  std::vector<KernelView> kernels;            // by kernel name
+  std::string counts_text() const;            // "2 regressed, 7 pass", "no tests"
   // Results an earlier run left behind (its run.json names another run).
   std::size_t earlier_left_out = 0, earlier_included = 0;
   std::size_t expected = 0;  // results the run must have (report --expect); 0: not known
