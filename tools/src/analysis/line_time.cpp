@@ -47,14 +47,16 @@ std::map<std::string, double> line_amounts(const LaunchInputs& in, const LaunchE
   std::map<std::string, double> amount;
   bool memory = e.limit == "dram" || e.limit == "l2";
   if (memory && in.tileir && !in.tileir->memory.empty()) {
-    term = e.limit == "dram" ? "DRAM bytes (tile loads and stores)" : "L2 bytes (tile loads and stores)";
     std::vector<double> runs = tile_memory_runs(in, nullptr);
     for (std::size_t k = 0; k < in.tileir->memory.size(); ++k) {
       const TileMemoryOp& m = in.tileir->memory[k];
       if (m.file.empty() || m.line <= 0) continue;
       amount[source_key(m.file) + ":" + std::to_string(m.line)] += static_cast<double>(m.bytes) * runs[k];
     }
-    return amount;
+    if (!amount.empty()) {  // else a TileIR without locations: the SASS's accesses
+      term = e.limit == "dram" ? "DRAM bytes (tile loads and stores)" : "L2 bytes (tile loads and stores)";
+      return amount;
+    }
   }
   CostModel model(in.listing->arch, in.tensor_macs_hint);
   std::string pipe = e.limit == "tensor" ? "tensor_macs" : e.limit;
@@ -161,6 +163,7 @@ void add_line_time(std::vector<LineMove>& moves, const LineAttribution& a) {
   for (const auto& l : a.lines) by_line[l.line] = &l;
   for (auto& m : moves) {
     if (a.lines.empty()) break;
+    if (m.current == 0) continue;  // a line that is gone has no share
     auto it = by_line.find(m.line);
     m.share = it == by_line.end() ? 0 : it->second->share;
     m.ns = it == by_line.end() ? 0 : it->second->ns;

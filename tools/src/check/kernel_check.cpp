@@ -425,7 +425,7 @@ void report_toolchain_change(const CheckOptions& o, const Metrics& baseline, con
   if (c.changed_gated() != 0) {
     result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
     add_line_time(result.lines, seen.line_time);
-    report += format_line_moves(result.lines);
+    report += format_line_moves(result.lines, seen.line_time.term);
   }
 }
 
@@ -468,7 +468,7 @@ int compare_with_baseline(const CheckOptions& o, const Policy& policy, const Met
   if (c.changed_gated() != 0) {
     result.set_lines(line_moves(baseline.lines, current.lines, baseline.line_text, current.line_text), seen.line_paths);
     add_line_time(result.lines, seen.line_time);
-    report += format_line_moves(result.lines);
+    report += format_line_moves(result.lines, seen.line_time.term);
   }
   if (c.state == State::kRegressed || j.state == State::kSignatureChanged || j.state == State::kCompilerVaries) {
     report += fmt::format("  listing: {}\n", o.shown_path(prefixed_file(o.prefix(), FileKind::kSass)));

@@ -55,12 +55,15 @@ std::string format_main_loop(const LoopAnalysis& loops) {
       l.trips_from, l.instructions, l.stall_cycles, l.waits, l.mma, l.cost);
 }
 
-std::string format_line_moves(const std::vector<LineMove>& moves) {
+std::string format_line_moves(const std::vector<LineMove>& moves, const std::string& estimate_term) {
   if (moves.empty()) return "";
   std::size_t w = 0;
   for (const auto& m : moves) w = std::max(w, m.line.size());
   bool timed = std::any_of(moves.begin(), moves.end(), [](const LineMove& m) { return m.share >= 0; });
-  std::string out = timed ? "  source lines that moved (instructions; the line's share of the estimate now):\n"
+  std::string out = timed ? fmt::format(
+                                "  source lines that moved (instructions; the line's share of the estimate "
+                                "now, of {}):\n",
+                                estimate_term.empty() ? "its limiting term" : estimate_term)
                           : "  source lines that moved (instructions):\n";
   for (const auto& m : moves) {
     std::string estimate;

@@ -31,7 +31,9 @@ std::string format_main_loop(const LoopAnalysis& loops);
 
 // "source lines that moved:" and one line per move: file:line, baseline ->
 // current instructions, delta and the line's text.
-std::string format_line_moves(const std::vector<LineMove>& moves);
+// With `estimate_term` (what the launch estimate's shares are of), each
+// line's share of the estimate now beside its instructions.
+std::string format_line_moves(const std::vector<LineMove>& moves, const std::string& estimate_term = "");
 
 // CTest measurements of every gated metric, one <CTestMeasurement> per line:
 // CTest records them in Test.xml, so that CDash plots each metric's history.
