@@ -78,7 +78,7 @@ def test_a_tuning_variant_is_built_again_by_the_configurations_own_function(gelu
     base_grid = json.loads(Path(listing["base"]["dump_info"]).read_text())["problem"]["grid"]
     grids = {r["changes"]["to"]: record(r)["problem"]["grid"] for r in rows(listing, "tune")}
     assert grids == {2048: [base_grid[0] * 2], 8192: [base_grid[0] // 2]}
-    assert all(r["changes"]["constants"] == {"TILE": [4096, r["changes"]["to"]]} for r in rows(listing, "tune"))
+    assert all(r["changes"]["constants"] == {"TILE": ["4096", str(r["changes"]["to"])]} for r in rows(listing, "tune"))
 
 
 def test_exp_is_tried_as_exp2(tmp_path):
@@ -129,7 +129,9 @@ def test_a_configuration_built_at_module_level_explores_its_hints_only(tmp_path)
         "CONFIGS = {'t': Config(copy, [array(ct.float32, 1), array(ct.float32, 1), 256],\n"
         "                       problem=Problem(grid=4096))}\n")
     module = load_kernel_module(path)
-    assert get_config(module, "t").built_by is None and V.tuning_arguments(get_config(module, "t")) == {}
+    assert get_config(module, "t").built_by is None
+    assert V.tuning_arguments(get_config(module, "t"), {"parameters[2].kind": "ConstantConstraint",
+                                                        "parameters[2].value": "256"}) == {}
     listing = investigate(str(path), "t", "sm_90", tmp_path / "out", "13.4", kinds=frozenset({"tune", "hint"}))
     assert not rows(listing, "tune") and rows(listing, "hint")
     assert "not built by a module-level function" in listing["tuning_note"]

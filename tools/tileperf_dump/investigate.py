@@ -47,7 +47,18 @@ def _roots() -> tuple[str, ...]:
     return tuple(sorted({str(Path(p)) for p in sys.path if p and p.endswith("-packages")}, key=len, reverse=True))
 
 
-def _plans(config, census: V.Census, kinds: set[str], roots: tuple[str, ...]) -> list[Plan]:
+def _hints(signature: dict) -> dict:
+    """The hints of an export's signature record ("hints.occupancy": "2"), as
+    values: an int, None where unset, the text where it is per target."""
+    out = {}
+    for key, text in (signature or {}).items():
+        if key.startswith("hints."):
+            out[key[6:]] = None if text == "None" else int(text) if str(text).isdigit() else text
+    return out
+
+
+def _plans(config, signature: dict, census: V.Census, kinds: set[str], roots: tuple[str, ...]) -> list[Plan]:
+    hints = _hints(signature)
     plans: list[Plan] = []
     sites = sorted(census.ops.items(), key=lambda kv: (V.CLASSES.index(kv[0].cls), -sum(kv[1].values()), kv[0]))
     if "isolate" in kinds:
@@ -65,12 +76,12 @@ def _plans(config, census: V.Census, kinds: set[str], roots: tuple[str, ...]) ->
         plans.append(Plan("token_order", "cuTile's token ordering off (CUDA_TILE_TESTING_DISABLE_TOKEN_ORDER=1)",
                           token_order_off=True))
     if "hint" in kinds:
-        for hints in V.hint_neighbours(config.hints):
-            plans.append(Plan("hint", V.describe_hints(hints), changes={"hints": hints},
-                              adjust=lambda c, h=hints: V.with_hints(c, h)))
+        for tried in V.hint_neighbours(hints):
+            plans.append(Plan("hint", V.describe_hints(tried), changes={"hints": tried},
+                              adjust=lambda c, h=tried: V.with_hints(c, h)))
     if "tune" in kinds:
-        for name, value in V.tuning_arguments(config).items():
-            for new in (value // 2, value * 2):
+        for name, value in V.tuning_arguments(config, signature).items():
+            for new in (n for n in (value // 2, value * 2) if n >= 1):
                 plans.append(Plan("tune", f"{name} {value} -> {new}", changes={"argument": name, "from": value, "to": new},
                                   config=(name, new)))
     return plans
@@ -83,9 +94,19 @@ def _emit(plan: Plan, replaced: list[str]):
     return V.isolate_emit(site, replaced) if kind == "isolate" else V.exp2_emit(site.file, site.line, replaced)
 
 
-def _constants_changed(base, variant) -> dict[str, list]:
-    before, after = base.constants, variant.constants
+def _constants_changed(base: dict | None, variant: dict | None) -> dict[str, list]:
+    """The constants and hints that differ between two exports' signatures."""
+    before, after = V.signature_constants(base), V.signature_constants(variant)
     return {k: [before.get(k), after.get(k)] for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)}
+
+
+def _named(key: str, names: list[str]) -> str:
+    """``parameters[2]`` as the kernel's parameter name (``TILE``) where known."""
+    if key.startswith("parameters[") and key.endswith("]"):
+        index = int(key[len("parameters["):-1])
+        if index < len(names):
+            return names[index]
+    return key
 
 
 def _arrays(record: dict | None) -> list:
@@ -133,7 +154,7 @@ def _error_text(error: dict | None) -> str:
 def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_version: str,
                 placeholders=(), bare=(), kinds=frozenset({"isolate", "exp2", "token_order", "hint", "tune"})) -> dict:
     from tileperf_dump.archs import arch
-    from tileperf_dump.loading import get_config, load_kernel_module
+    from tileperf_dump.loading import get_config, load_kernel_module, reload_for
     module = load_kernel_module(source, placeholders, bare, target=arch(arch_name))
     config = get_config(module, name)
     out.mkdir(parents=True, exist_ok=True)
@@ -149,29 +170,35 @@ def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_vers
                "base": _write(out, "base", module, base, name, bytecode_version),
                "sites": [{"class": s.cls, "where": V.where_text(s.file, s.line, roots), "ops": ops}
                          for s, ops in sorted(census.ops.items())],
-               "tuning_arguments": V.tuning_arguments(config), "hints": {k: repr(v) for k, v in config.hints.items()},
+               "tuning_arguments": V.tuning_arguments(config, base.signature), "hints": _hints(base.signature),
                "variants": []}
-    if V.builder_of(config) is None and config.params is not None:
+    if V.builder_of(config) is None:
         listing["tuning_note"] = ("the configuration is not built by a module-level function of plain "
                                   "arguments: its tile sizes are not explored (its hints are)")
-    elif config.params is None:
-        listing["tuning_note"] = "a library's launch chooses its tile sizes: only the hints are explored"
-    for index, plan in enumerate(_plans(config, census, set(kinds), roots), 1):
+    elif not listing["tuning_arguments"]:
+        listing["tuning_note"] = ("no argument of the function that builds the configuration sets a "
+                                  "constant of the kernel: only the hints are explored")
+    for index, plan in enumerate(_plans(config, base.signature, census, set(kinds), roots), 1):
         row = {"id": f"v{index:02d}", "kind": plan.kind, "what": plan.what, "where": plan.where,
                "changes": plan.changes}
         replaced: list[str] = []
         try:
-            variant_config = config
+            variant_module, variant_config = module, config
             if plan.config is not None:
-                variant_config = V.rebuilt(config, *plan.config)
-                moved = _constants_changed(config, variant_config)
-                if not moved:
-                    continue  # the argument sets no constant after all
-                row["changes"]["constants"] = moved
+                if config.launch is not None:
+                    # A library's launch tunes and caches what it chose (in the
+                    # process): the library is imported anew for the variant.
+                    variant_module = reload_for(module, arch(arch_name))
+                    variant_config = get_config(variant_module, name)
+                variant_config = V.rebuilt(variant_config, *plan.config)
             left = V.Census()
-            export = _export(module, variant_config, name, arch_name, bytecode_version, plan, replaced, left)
-            if plan.config is not None and _arrays(export.problem) != _arrays(base.problem):
-                continue  # it changes the problem, not its tuning
+            export = _export(variant_module, variant_config, name, arch_name, bytecode_version, plan, replaced, left)
+            if plan.config is not None and export.signature is not None:
+                moved = _constants_changed(base.signature, export.signature)
+                if not moved or _arrays(export.problem) != _arrays(base.problem):
+                    continue  # it sets no constant after all, or it changes the problem, not its tuning
+                names = config.parameter_names if config.kernel is not None else []
+                row["changes"]["constants"] = {_named(k, names): v for k, v in moved.items()}
             if plan.emit is not None and not replaced:
                 row["error"] = "the operation was not emitted by this export"
             elif not export.bytecode or export.problem_error:

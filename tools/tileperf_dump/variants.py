@@ -112,8 +112,11 @@ def classify(op, ctx) -> tuple[str, str] | None:
     if isinstance(op, fpowi):
         return "power", "powi"
     if isinstance(op, astype):
-        source, target = _dtype_name(ctx.typeof(op.x)), _dtype_name(ctx.typeof(op.result_var))
-        return ("cast", f"astype {source}->{target}") if source != target else None
+        source, target = ctx.typeof(op.x), ctx.typeof(op.result_var)
+        floats = is_float(getattr(source, "dtype", None)) or is_float(getattr(target, "dtype", None))
+        if not floats or _dtype_name(source) == _dtype_name(target):
+            return None  # an integer cast (index arithmetic) is not a conversion's cost
+        return "cast", f"astype {_dtype_name(source)}->{_dtype_name(target)}"
     if isinstance(op, reduce_):
         return "reduction", f"reduce axis {op.axis}"
     return None
@@ -242,14 +245,34 @@ def _power_of_two(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0 and value & (value - 1) == 0
 
 
-def tuning_arguments(config) -> dict[str, int]:
-    """The builder's arguments that set a ``ct.Constant`` of the kernel to a
-    power of two, by name: those a tuning variant halves or doubles."""
+def signature_constants(signature: dict | None) -> dict[str, str]:
+    """The constants an export gave its kernel, from its signature record:
+    each ``ct.Constant`` parameter's value and each hint, by name
+    (``parameters[10]``, ``hints.occupancy``)."""
+    signature = signature or {}
+    out = {}
+    for key, value in signature.items():
+        if key.endswith(".value") and signature.get(key[:-len(".value")] + ".kind") == "ConstantConstraint":
+            out[key[:-len(".value")]] = value
+        elif key.startswith("hints."):
+            out[key] = value
+    return out
+
+
+def tuning_arguments(config, signature: dict | None) -> dict[str, int]:
+    """The builder's arguments whose value is a power of two that the
+    export gave the kernel as a constant or a hint (``signature``: its
+    record): those a tuning variant halves or doubles. A configuration
+    whose launch is a library's own is built again the same way: the
+    library's launch then chooses with the new value."""
     built = builder_of(config)
-    if built is None or config.params is None:
+    if built is None:
         return {}
-    constants = set(v for v in config.constants.values() if _power_of_two(v))
-    return {name: value for name, value in built[1].items() if _power_of_two(value) and value in constants}
+    given = set()
+    for value in signature_constants(signature).values():
+        if str(value).isdigit() and _power_of_two(int(value)):
+            given.add(int(value))
+    return {name: value for name, value in built[1].items() if _power_of_two(value) and value in given}
 
 
 def rebuilt(config, name: str, value: int):
