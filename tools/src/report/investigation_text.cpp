@@ -80,8 +80,14 @@ std::vector<std::string> findings(const nlohmann::json& j, const std::string& co
       std::string mufu = r["mufu"] != base["mufu"] ? fmt::format("; MUFU {} -> {}", base["mufu"].get<std::int64_t>(),
                                                                  r["mufu"].get<std::int64_t>())
                                                    : "";
-      out.push_back(fmt::format("`{}`{}: {} (isolated: {} -> {}{}; limited by {})", names, at(r), share,
-                                time_text(base_ns), time_text(r["time_ns"].get<double>()), mufu, r.value("limit", "")));
+      std::string cls = r["changes"].value("class", "");
+      std::string bound = cls == "cast" || cls == "reduction"
+                              ? "; an upper bound: the constant that stands for it leaves its operand unused, and "
+                                "what computes only that goes too"
+                              : "";
+      out.push_back(fmt::format("`{}`{}: {} (isolated: {} -> {}{}; limited by {}{})", names, at(r), share,
+                                time_text(base_ns), time_text(r["time_ns"].get<double>()), mufu, r.value("limit", ""),
+                                bound));
     } else if (kind == "exp2") {
       out.push_back(fmt::format("exp as exp2{}: {} estimated", at(r), change_text(change)));
     } else if (kind == "token_order") {
