@@ -203,6 +203,8 @@ def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_vers
                 row["error"] = "the operation was not emitted by this export"
             elif not export.bytecode or export.problem_error:
                 row["error"] = _error_text(export.problem_error)
+            elif (export.bytecode, export.signature, export.problem) == (base.bytecode, base.signature, base.problem):
+                row["same"] = True  # nothing to compile: the configuration's own export
             else:
                 row.update(_write(out, row["id"], module, export, name, bytecode_version))
                 if replaced:

@@ -99,6 +99,7 @@ VariantOutcome outcome_of(const nlohmann::json& row, const std::string& file) {
   v.where = json_optional_string(row, "where", file);
   if (row.contains("changes") && row["changes"].is_object()) v.changes = row["changes"];
   v.error = json_optional_string(row, "error", file);
+  if (row.value("same", false)) v.error = "the configuration's own bytecode: nothing changes";
   if (v.error.empty()) v.bytecode = json_string(row, "bytecode", file);
   return v;
 }
