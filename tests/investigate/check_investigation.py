@@ -6,6 +6,13 @@ error; the record is written beside the test's results; a second run finds
 every compilation in the result cache.
 
     python3 check_investigation.py TILEPERF BUILD_DIR TEST
+    python3 check_investigation.py --library TILEPERF BUILD_DIR TEST
+
+With --library, a configuration a library launches with its own code
+(FlashInfer's): its variants are made at export without editing the
+library, its lines are keyed by module path, and a tuning variant goes
+through the library's own launch and tuning space (a constant moves).
+Exits 77 (skipped) when the library's build has no run yet.
 """
 
 import json
@@ -22,7 +29,29 @@ def run(tileperf: str, build: str, test: str) -> dict:
     return json.loads(r.stdout)
 
 
+def library(tileperf: str, build: str, test: str) -> int:
+    if not (Path(build) / "tileperf" / "run.json").exists():
+        print(f"{build}: the library's gate has not run: skipped")
+        return 77
+    j = run(tileperf, build, test)
+    failures = []
+    isolated = [r for r in j["variants"] if r["kind"] == "isolate"]
+    if not isolated or not all(r["where"].startswith(("flashinfer/", "tilegym/")) for r in isolated):
+        failures.append("isolations keyed by the library's module path")
+    tune = [r for r in j["variants"] if r["kind"] == "tune" and "rank" in r]
+    if not any(any(k.startswith("parameters[") for k in r["changes"].get("constants", {})) for r in tune):
+        failures.append("a tuning variant through the library's launch moves a constant")
+    if j["base"]["time_ns"] <= 0:
+        failures.append("the base has an estimate")
+    for f in failures:
+        print(f"FAILED: {f}")
+    print(f"{test}: {len(j['variants'])} variant(s), {len(tune)} tuned; {len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
 def main() -> int:
+    if sys.argv[1] == "--library":
+        return library(*sys.argv[2:5])
     tileperf, build, test = sys.argv[1:4]
     _, kernel, config, arch = test.split(".")
     first = run(tileperf, build, test)

@@ -67,7 +67,8 @@ def test_token_order_off_exports_other_bytecode(gelu):
 def test_a_hint_variant_carries_its_hint_in_the_signature(gelu):
     listing, _ = gelu
     by_what = {r["what"]: r for r in rows(listing, "hint")}
-    assert set(by_what) == {"occupancy=1", "occupancy=2", "occupancy=4", "num_ctas=2"}
+    assert set(by_what) == {"occupancy=1", "occupancy=2", "occupancy=4", "num_ctas=2", "num_worker_warps=4",
+                            "num_worker_warps=8"}
     assert record(by_what["occupancy=2"])["signature"]["hints.occupancy"] == "2"
     assert record(by_what["num_ctas=2"])["signature"]["hints.num_ctas"] == "2"
 

@@ -10,7 +10,10 @@ cuda-tile (no tileiras: nothing is compiled here).
 
 For each row (an edit and one of its configurations) and each side (base,
 edit): the configuration is loaded from the carried kernel source (whose
-SHA-256 and whose exported signature must be those of the manifest), the
+SHA-256 and whose exported signature must be those of the manifest; a side
+with ``adjust`` is the configuration with other hints, ``{"hints": {...}}``,
+or built again by the function that built it with one argument changed,
+``{"rebuilt": [name, value]}``, as ``tileperf investigate``'s variants are), the
 inputs are built once with ``config.case(torch, **config.problem.sizes)``
 (the grid must be the problem's; the expected output is never computed), the
 arguments are checked against every assumption of the signature, and a
@@ -52,6 +55,15 @@ HERE = Path(__file__).resolve().parent
 # What each output row keeps of its manifest row ("set": a timing set, such as
 # the unfitted validation edits, that the report keeps apart).
 ROW_FIELDS = ("id", "patch", "kind", "set", "expect", "kernel", "config", "arch")
+# Kept too where the manifest row has them (the rows of an investigation's
+# variants, tools/gpu/prepare_investigations.py: the test, the variant, its tier).
+ROW_EXTRA = ("test", "variant", "tier")
+
+
+def row_head(row: dict) -> dict:
+    out = {k: row.get(k) for k in ROW_FIELDS}
+    out.update({k: row[k] for k in ROW_EXTRA if k in row})
+    return out
 
 
 def percentile(values, q):
@@ -148,6 +160,8 @@ class Worker:
             raise RuntimeError(f"{role}: {spec['cubin']} does not have the manifest's SHA-256")
         module = self.load_kernel_module(src)
         config = self.get_config(module, row["config"])
+        if spec.get("adjust"):
+            config = adjusted(config, spec["adjust"])
         sig = config.signature()
         if gl.describe_signature(sig) != spec["signature"]:
             raise RuntimeError(f"{role}: the configuration's signature here differs from the "
@@ -209,7 +223,7 @@ class Worker:
         torch, ct = self.torch, self.ct
         st = self.settings
         start = time.perf_counter()
-        out = {k: row.get(k) for k in ROW_FIELDS}
+        out = row_head(row)
         if "error" in row:
             raise RuntimeError(f"prepare_timing: {row['error']}")
         # A configuration row (kind "config") has a base only: it is timed alone.
@@ -314,12 +328,14 @@ class Worker:
         sink({"event": "provenance", "provenance": self.provenance()})
         for i in range(start, len(rows)):
             row = rows[i]
+            if self.settings.get("deadline") and time.time() > self.settings["deadline"]:
+                return 0  # the parent records the rows left as skipped
             sink({"event": "start", "index": i, "id": row["id"]})
             self._loads_before_row = len(self.probe.loads) if self.probe else 0
             try:
                 result = self.run_row(row)
             except Exception as e:
-                result = {k: row.get(k) for k in ROW_FIELDS}
+                result = row_head(row)
                 result["error"] = f"{type(e).__name__}: {e}"
                 result["traceback"] = traceback.format_exc().splitlines()[-12:]
                 sink({"event": "row", "index": i, "row": result})
@@ -332,6 +348,22 @@ class Worker:
                 self.torch.cuda.empty_cache()
             sink({"event": "row", "index": i, "row": result})
         return 0
+
+
+def adjusted(config, adjust: dict):
+    """The configuration a side with ``adjust`` stands for (the carried
+    tileperf_dump's variants, as ``tileperf investigate`` made it)."""
+    from tileperf_dump import variants as V
+    if set(adjust) - {"hints", "rebuilt"}:
+        raise RuntimeError(f"unknown adjustment {sorted(adjust)}")
+    if "rebuilt" in adjust:
+        name, value = adjust["rebuilt"]
+        if V.builder_of(config) is None:
+            raise RuntimeError("the configuration was not built by a function to build it again with")
+        config = V.rebuilt(config, name, value)
+    if "hints" in adjust:
+        config = V.with_hints(config, adjust["hints"])
+    return config
 
 
 def nvidia_smi():
@@ -363,6 +395,7 @@ def main(argv=None) -> int:
                          "each start event, so that no launch waits for the host")
     ap.add_argument("--budget-s", type=float, default=330.0,
                     help="rows not started after this many seconds are recorded as skipped")
+    ap.add_argument("--deadline", type=float, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--no-driver-probe", dest="driver_probe", action="store_false")
     ap.add_argument("--allow-assumption-violations", action="store_true",
                     help="launch even when the inputs break an assumption of the signature "
@@ -375,6 +408,7 @@ def main(argv=None) -> int:
                                               "target_ms", "lead_cycles", "driver_probe",
                                               "allow_assumption_violations")}
     if args.worker is not None:
+        settings["deadline"] = args.deadline
         rows = json.loads(args.rows_file.read_text())
         with open(args.out, "a") as f:
             def sink(event):
@@ -413,7 +447,7 @@ def main(argv=None) -> int:
                str(events_file), "--worker", str(start), "--rows-file", str(rows_file),
                "--warmup", str(args.warmup), "--min-launches", str(args.min_launches),
                "--max-launches", str(args.max_launches), "--target-ms", str(args.target_ms),
-               "--lead-cycles", str(args.lead_cycles)]
+               "--lead-cycles", str(args.lead_cycles), "--deadline", str(began + args.budget_s)]
         if not args.driver_probe:
             cmd.append("--no-driver-probe")
         if args.allow_assumption_violations:
@@ -432,7 +466,7 @@ def main(argv=None) -> int:
         if started is not None and started not in results:
             # The worker died inside a row: that row gets the reason.
             r = rows[started]
-            results[started] = {k: r.get(k) for k in ROW_FIELDS}
+            results[started] = row_head(r)
             results[started]["error"] = (f"worker exited with {proc.returncode} during this row: "
                                          + proc.stderr[-1500:])
             print(f"  {r['id']:<55} error: worker exited with {proc.returncode}", flush=True)
@@ -448,7 +482,7 @@ def main(argv=None) -> int:
         if i in results:
             out_rows.append(results[i])
         else:
-            skipped = {k: r.get(k) for k in ROW_FIELDS}
+            skipped = row_head(r)
             skipped["error"] = f"skipped: the time budget of {args.budget_s:.0f} s ran out"
             out_rows.append(skipped)
     header = {k: manifest.get(k) for k in ("created", "git_commit", "arch", "cuda_tile",

@@ -12,8 +12,8 @@ or of the configuration it is given.
   ``CUDA_TILE_TESTING_DISABLE_TOKEN_ORDER=1`` does): memory operations are
   then ordered only by their data; correct only where no load reads what
   another operation of the kernel stores.
-- ``hint``: the kernel's compiler hints (``occupancy``, ``num_ctas``)
-  replaced.
+- ``hint``: the kernel's compiler hints (``occupancy``, ``num_ctas``,
+  ``num_worker_warps``) replaced.
 - ``tune``: the configuration built again by the function that built it
   (``_config(ct.float16, 1024)``) with one argument that sets a
   ``ct.Constant`` (a tile size) halved or doubled; the grid and trips are
@@ -284,13 +284,19 @@ def rebuilt(config, name: str, value: int):
 
 def hint_neighbours(hints: dict[str, Any]) -> list[dict[str, int]]:
     """The hints a variant tries: occupancy 1, 2 and 4 beside the current
-    (halved and doubled when set), two CTAs per block where one is used."""
+    (halved and doubled when set), two CTAs per block where one is used,
+    the worker warps of a warp-specialised kernel."""
     tried: list[dict[str, int]] = []
     occupancy = hints.get("occupancy")
     values = [1, 2, 4] if not isinstance(occupancy, int) else [occupancy // 2, occupancy * 2]
     tried += [{"occupancy": v} for v in values if 1 <= v <= 32 and v != occupancy]
     if hints.get("num_ctas") in (None, 1):
         tried.append({"num_ctas": 2})
+    # Warps of a warp-specialised kernel's CUDA-core groups: 4 and 8 when
+    # unset (the values every tileiras takes), halved and doubled when set.
+    workers = hints.get("num_worker_warps")
+    values = [4, 8] if not isinstance(workers, int) else [workers // 2, workers * 2]
+    tried += [{"num_worker_warps": v} for v in values if 1 <= v <= 32 and v != workers]
     return tried
 
 
