@@ -46,11 +46,21 @@ nlohmann::json row_json(const Investigation& inv, const VariantOutcome& v) {
   return j;
 }
 
+// A tuning variant estimated below this fraction of the configuration's
+// time does almost none of its work: a constant that leaves a loop without
+// iterations (a causal kernel's TILE_M // TILE_N of 0, timed at 3% of its
+// base on a GPU) rather than a faster kernel.
+constexpr double kNoWork = 0.2;
+
+bool does_no_work(const nlohmann::json& r) { return r.contains("change") && r["change"].get<double>() < kNoWork - 1; }
+
+// The best estimate among rows of `kinds`, leaving out those that do no work.
 const nlohmann::json* best_of(const nlohmann::json& rows, const std::vector<std::string>& kinds) {
   const nlohmann::json* best = nullptr;
   for (const auto& r : rows) {
     if (!r.contains("change") || std::find(kinds.begin(), kinds.end(), r["kind"].get<std::string>()) == kinds.end())
       continue;
+    if (does_no_work(r)) continue;
     if (!best || r["change"].get<double>() < (*best)["change"].get<double>()) best = &r;
   }
   return best;
@@ -107,13 +117,24 @@ std::vector<std::string> findings(const nlohmann::json& j, const std::string& co
       base["pressure_remarks"].get<std::int64_t>(), base["blocks_per_sm"].get<std::int64_t>(),
       base.value("occupancy_limit", "").empty() ? ""
                                                 : " (limited by " + base["occupancy_limit"].get<std::string>() + ")"));
+  for (const auto& r : j["variants"]) {
+    if ((r["kind"] == "tune" || r["kind"] == "hint") && does_no_work(r)) {
+      out.push_back(fmt::format(
+          "`{}`: estimated at {:.0f}% of the configuration's time: it likely skips the work (a loop left without "
+          "iterations), not a faster kernel; not suggested",
+          r["what"].get<std::string>(), 100 * (1 + r["change"].get<double>())));
+    }
+  }
   if (const auto* best = best_of(j["variants"], {"tune", "hint"})) {
     double change = (*best)["change"];
     if (change < -0.005) {
-      out.push_back(fmt::format("suggested: {} ({} estimated; limited by {} -> {}; {} registers, {} CTA(s) per SM)",
-                                (*best)["what"].get<std::string>(), change_text(change), base.value("limit", ""),
-                                (*best).value("limit", ""), (*best)["regs"].get<std::int64_t>(),
-                                (*best)["blocks_per_sm"].get<std::int64_t>()));
+      out.push_back(fmt::format(
+          "suggested: {} ({} estimated; limited by {} -> {}; {} registers, {} CTA(s) per SM){}",
+          (*best)["what"].get<std::string>(), change_text(change), base.value("limit", ""), (*best).value("limit", ""),
+          (*best)["regs"].get<std::int64_t>(), (*best)["blocks_per_sm"].get<std::int64_t>(),
+          (*best)["kind"] == "tune" ? ". Other constants can change what the kernel computes: run its correctness "
+                                      "test with them before adopting"
+                                    : ""));
     } else {
       out.push_back(
           "tuning: no neighbour of the configuration (tile sizes halved or doubled, other hints) is "
