@@ -59,6 +59,7 @@ def _hints(signature: dict) -> dict:
 
 def _plans(config, signature: dict, census: V.Census, kinds: set[str], roots: tuple[str, ...]) -> list[Plan]:
     hints = _hints(signature)
+    bytecode_version = str((signature or {}).get("bytecode_version", "13.4"))
     plans: list[Plan] = []
     sites = sorted(census.ops.items(), key=lambda kv: (V.CLASSES.index(kv[0].cls), -sum(kv[1].values()), kv[0]))
     if "isolate" in kinds:
@@ -76,7 +77,7 @@ def _plans(config, signature: dict, census: V.Census, kinds: set[str], roots: tu
         plans.append(Plan("token_order", "cuTile's token ordering off (CUDA_TILE_TESTING_DISABLE_TOKEN_ORDER=1)",
                           token_order_off=True))
     if "hint" in kinds:
-        for tried in V.hint_neighbours(hints):
+        for tried in V.hint_neighbours(hints, bytecode_version):
             plans.append(Plan("hint", V.describe_hints(tried), changes={"hints": tried},
                               adjust=lambda c, h=tried: V.with_hints(c, h)))
     if "tune" in kinds:

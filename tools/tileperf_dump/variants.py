@@ -282,7 +282,7 @@ def rebuilt(config, name: str, value: int):
     return function(**arguments)
 
 
-def hint_neighbours(hints: dict[str, Any]) -> list[dict[str, int]]:
+def hint_neighbours(hints: dict[str, Any], bytecode_version: str = "13.4") -> list[dict[str, int]]:
     """The hints a variant tries: occupancy 1, 2 and 4 beside the current
     (halved and doubled when set), two CTAs per block where one is used,
     the worker warps of a warp-specialised kernel."""
@@ -293,10 +293,13 @@ def hint_neighbours(hints: dict[str, Any]) -> list[dict[str, int]]:
     if hints.get("num_ctas") in (None, 1):
         tried.append({"num_ctas": 2})
     # Warps of a warp-specialised kernel's CUDA-core groups: 4 and 8 when
-    # unset (the values every tileiras takes), halved and doubled when set.
+    # unset, halved and doubled when set; other values than 4 and 8 need
+    # bytecode (and tileiras) 13.5 or later.
     workers = hints.get("num_worker_warps")
     values = [4, 8] if not isinstance(workers, int) else [workers // 2, workers * 2]
-    tried += [{"num_worker_warps": v} for v in values if 1 <= v <= 32 and v != workers]
+    newer = tuple(int(p) for p in bytecode_version.split(".")[:2] if p.isdigit()) >= (13, 5)
+    tried += [{"num_worker_warps": v} for v in values
+              if 1 <= v <= 32 and v != workers and (newer or v in (4, 8))]
     return tried
 
 
