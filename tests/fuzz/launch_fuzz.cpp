@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 #include "analysis/loops.h"
 #include "fuzz_input.h"
 #include "metrics/dump_record.h"

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "analysis/block_schedule.h"
+#include "model/block_schedule.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "analysis/skeleton.h"
+#include "model/skeleton.h"
 #include "fuzz_input.h"
 #include "readers/tileir.h"
 

@@ -3,9 +3,9 @@
 // architecture, each loop's picture drawn and written as the report's JSON.
 #include <sstream>
 
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 #include "analysis/loops.h"
-#include "analysis/timeline.h"
+#include "model/timeline.h"
 #include "fuzz_input.h"
 #include "readers/sass.h"
 

@@ -4,7 +4,7 @@
 #define BOOST_TEST_MODULE arch_table
 #include <boost/test/unit_test.hpp>
 
-#include "analysis/arch_table.h"
+#include "model/arch_table.h"
 #include "fixtures.h"
 #include "support/json_input.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "analysis/block_schedule.h"
+#include "model/block_schedule.h"
 
 using namespace tileperf;
 

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 #include "analysis/loops.h"
-#include "analysis/timeline.h"
+#include "model/timeline.h"
 #include "analysis/warps.h"
 #include "fixtures.h"
 #include "gate/compare.h"

@@ -1,4 +1,4 @@
-// The launch estimate by source line (analysis/line_time.h), on the captured
+// The launch estimate by source line (model/line_time.h), on the captured
 // matmul (tileiras 13.4.92, sm_90) and the captured gelu: the shares are of
 // the term that limits the launch, they add up to the estimate, and a
 // failing test's moved lines get theirs.
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "analysis/line_time.h"
+#include "model/line_time.h"
 #include "fixtures.h"
 #include "metrics/dump_record.h"
 #include "metrics/measure.h"

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 #include "analysis/loops.h"
 #include "fixtures.h"
 #include "metrics/dump_record.h"

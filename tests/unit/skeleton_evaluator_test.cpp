@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "analysis/skeleton.h"
-#include "analysis/skeleton_evaluator.h"
+#include "model/skeleton.h"
+#include "model/skeleton_evaluator.h"
 #include "fixtures.h"
 #include "readers/tileir.h"
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analysis/skeleton.h"
+#include "model/skeleton.h"
 #include "fixtures.h"
 #include "metrics/dump_record.h"
 #include "readers/tileir.h"

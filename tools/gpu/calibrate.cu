@@ -1,5 +1,5 @@
 // Microbenchmarks behind the constants of the launch model
-// (tools/src/analysis/launch_model.cpp) that no datasheet gives: achieved DRAM and L2
+// (tools/src/model/launch_model.cpp) that no datasheet gives: achieved DRAM and L2
 // bandwidth, the latencies of the operations a warp waits on, what a launch
 // and a block cost, how fast the load/store unit takes warp instructions.
 //

@@ -1,5 +1,5 @@
 // Microbenchmarks for what the launch model does not yet have
-// (tools/src/analysis/launch_model.cpp): thread-block clusters (num_ctas=2)
+// (tools/src/model/launch_model.cpp): thread-block clusters (num_ctas=2)
 // and the depth of a load pipeline (what a load's latency hint changes).
 //
 //   nvcc -O3 -arch=sm_90a -cudart static -o calibrate_cluster tools/gpu/calibrate_cluster.cu

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/line_time.h"
+#include "model/line_time.h"
 #include "analysis/loops.h"
 #include "gate/policy.h"
 #include "metrics/metrics.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 #include "analysis/loops.h"
 #include "metrics/measure.h"
 #include "readers/sass.h"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 
 namespace tileperf {
 

@@ -13,7 +13,7 @@
 #include "metrics/tileir_metrics.h"
 #include "readers/elf.h"
 #include "readers/line_table.h"
-#include "analysis/line_time.h"
+#include "model/line_time.h"
 #include "readers/remarks.h"
 #include "readers/resusage.h"
 #include "readers/sass.h"

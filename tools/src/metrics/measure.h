@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/launch_model.h"
-#include "analysis/line_time.h"
+#include "model/launch_model.h"
+#include "model/line_time.h"
 #include "analysis/loops.h"
-#include "analysis/skeleton.h"
+#include "model/skeleton.h"
 #include "analysis/source_lines.h"
 #include "metrics/tool_outputs.h"
 #include "readers/elf.h"

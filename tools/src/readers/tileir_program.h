@@ -1,7 +1,7 @@
 // TileIR as a program: the operations of a `tileirdisasm -g` listing as a
 // tree of regions, each operation with its results and operands resolved to
 // SSA values, its attributes and its source location (the call sites it was
-// inlined through included). The scalar evaluator (analysis/skeleton.h)
+// inlined through included). The scalar evaluator (model/skeleton.h)
 // runs it; parse_tileir (tileir.h) builds it in the same pass that counts
 // the operations.
 //

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/arch_table.h"
+#include "model/arch_table.h"
 #include "report/view.h"
 #include "support/text.h"
 

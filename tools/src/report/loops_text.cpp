@@ -7,10 +7,10 @@
 #include <fmt/ranges.h>
 
 #include "analysis/cost_model.h"
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 #include "analysis/loops.h"
-#include "analysis/skeleton.h"
-#include "analysis/timeline.h"
+#include "model/skeleton.h"
+#include "model/timeline.h"
 #include "metrics/metrics.h"
 #include "support/text.h"
 

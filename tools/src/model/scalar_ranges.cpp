@@ -1,4 +1,4 @@
-#include "analysis/scalar_ranges.h"
+#include "model/scalar_ranges.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "analysis/arch_table.h"
+#include "model/arch_table.h"
 
 #include <algorithm>
 

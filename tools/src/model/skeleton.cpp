@@ -1,4 +1,4 @@
-#include "analysis/skeleton.h"
+#include "model/skeleton.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "analysis/control_dependences.h"
+#include "model/control_dependences.h"
 #include "analysis/cost_model.h"
-#include "analysis/skeleton_evaluator.h"
+#include "model/skeleton_evaluator.h"
 #include "support/error.h"
 #include "support/text.h"
 

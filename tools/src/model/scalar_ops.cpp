@@ -1,4 +1,4 @@
-#include "analysis/scalar_ops.h"
+#include "model/scalar_ops.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "analysis/skeleton_evaluator.h"
+#include "model/skeleton_evaluator.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "analysis/cost_model.h"
-#include "analysis/scalar_ranges.h"
+#include "model/scalar_ranges.h"
 #include "support/error.h"
 
 namespace tileperf {

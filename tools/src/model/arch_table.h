@@ -42,7 +42,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/timeline.h"
+#include "model/timeline.h"
 
 namespace tileperf {
 

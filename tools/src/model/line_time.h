@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 #include "analysis/source_lines.h"
 
 namespace tileperf {

@@ -7,7 +7,7 @@
 // the range. A decision on a range or a varying value splits the group.
 #pragma once
 
-#include "analysis/scalar_ops.h"
+#include "model/scalar_ops.h"
 
 namespace tileperf {
 

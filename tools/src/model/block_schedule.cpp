@@ -1,4 +1,4 @@
-#include "analysis/block_schedule.h"
+#include "model/block_schedule.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@
 #include <bitset>
 #include <vector>
 
-#include "analysis/skeleton.h"
+#include "model/skeleton.h"
 #include "readers/tileir_program.h"
 
 namespace tileperf {

@@ -1,4 +1,4 @@
-#include "analysis/control_dependences.h"
+#include "model/control_dependences.h"
 
 namespace tileperf {
 

@@ -17,9 +17,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/control_dependences.h"
-#include "analysis/scalar_ops.h"
-#include "analysis/skeleton.h"
+#include "model/control_dependences.h"
+#include "model/scalar_ops.h"
+#include "model/skeleton.h"
 
 namespace tileperf {
 

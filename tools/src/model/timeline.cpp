@@ -1,4 +1,4 @@
-#include "analysis/timeline.h"
+#include "model/timeline.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "analysis/line_time.h"
+#include "model/line_time.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "analysis/launch_model.h"
+#include "model/launch_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/block_schedule.h"
+#include "model/block_schedule.h"
 #include "analysis/cost_model.h"
 #include "analysis/isa.h"
 #include "support/json_input.h"

@@ -31,15 +31,15 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/arch_table.h"
+#include "model/arch_table.h"
 #include "analysis/cost_model.h"
 #include "readers/elf.h"
 #include "readers/line_table.h"
 #include "analysis/loops.h"
-#include "analysis/skeleton.h"
+#include "model/skeleton.h"
 #include "readers/sass.h"
 #include "readers/tileir.h"
-#include "analysis/timeline.h"
+#include "model/timeline.h"
 
 namespace tileperf {
 
