@@ -1,12 +1,22 @@
-# Headless Chromium for the report tests (included by CheckHtmlReport.cmake
-# and CheckMarkdownReport.cmake).
+# Headless Chromium for the tests that render a page (the report's and the
+# history's checks include it).
 #   chromium_dump_dom(<url> <file> <out-var>): the page as the browser drew it,
 #     kept in <file> and returned in <out-var>.
 #   chromium_screenshot(<url> <png> <width,height>): a screenshot, which must
 #     be a real image (over 10 kB).
 #   missing_items(<text> <out-var> <item>...): the items not found in <text>,
 #     one "\n  <item>" each.
-# CHROMIUM must be set (find_program) before the calls.
+#   chromium_or_skip(<what>): finds the browser (CHROMIUM); without one, prints
+#     "chromium not found" (the tests' skip expression) and ends the calling
+#     script (a macro: its return() is the caller's).
+macro(chromium_or_skip what)
+  find_program(CHROMIUM NAMES chromium chromium-browser google-chrome)
+  if(NOT CHROMIUM)
+    message("chromium not found: install Debian's chromium to render ${what}")
+    return()
+  endif()
+endmacro()
+
 function(chromium_dump_dom url file out)
   execute_process(
     COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu --dump-dom "${url}"

@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Problem problem;
     problem.grid = {1024, 8};
     problem.blocks = 8192;
-    LoopAnalysis report = analyze_loops(listing, LoopOptions{nullptr, &problem, 4096});
-    loop_metrics(report, &problem);
+    LoopAnalysis analysis = analyze_loops(listing, LoopOptions{nullptr, &problem, 4096});
+    loop_metrics(analysis, &problem);
   });
 }

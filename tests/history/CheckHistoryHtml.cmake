@@ -4,12 +4,8 @@
 #   cmake -DWORK=<check.sh's WORK folder> -P CheckHistoryHtml.cmake
 # Prints "chromium not found" (the test's skip expression) without a browser.
 cmake_minimum_required(VERSION 3.25)
-find_program(CHROMIUM NAMES chromium chromium-browser google-chrome)
-if(NOT CHROMIUM)
-  message("chromium not found: install Debian's chromium to render the history")
-  return()
-endif()
 include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Chromium.cmake")
+chromium_or_skip("the history")
 set(page "${WORK}/history.html")
 if(NOT EXISTS "${page}")
   message(FATAL_ERROR "${page} is missing: check.sh history writes it")

@@ -6,12 +6,8 @@
 # in the main loop (load, wait, compute). Prints "chromium not found" (the
 # test's skip expression) without a browser.
 cmake_minimum_required(VERSION 3.25)
-find_program(CHROMIUM NAMES chromium chromium-browser google-chrome)
-if(NOT CHROMIUM)
-  message("chromium not found: install Debian's chromium to render the report")
-  return()
-endif()
 include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Chromium.cmake")
+chromium_or_skip("the report")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}/base" "${OUT}/edit")
 # One test of each: the results and the timelines beside them.

@@ -3,12 +3,8 @@
 #   cmake -DTILEPERF=<tileperf> -DRESULTS=<dir> -DOUT=<dir> -P CheckHtmlReport.cmake
 # Prints "chromium not found" (the test's skip expression) without a browser.
 cmake_minimum_required(VERSION 3.25)
-find_program(CHROMIUM NAMES chromium chromium-browser google-chrome)
-if(NOT CHROMIUM)
-  message("chromium not found: install Debian's chromium to render the report")
-  return()
-endif()
 include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Chromium.cmake")
+chromium_or_skip("the report")
 file(MAKE_DIRECTORY "${OUT}")
 execute_process(COMMAND "${TILEPERF}" report "${RESULTS}" --html "${OUT}/report.html"
   RESULT_VARIABLE rc)

@@ -5,17 +5,13 @@
 # Prints "chromium not found" or "cmark-gfm not found" (the test's skip
 # expression) without them.
 cmake_minimum_required(VERSION 3.25)
-find_program(CHROMIUM NAMES chromium chromium-browser google-chrome)
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Chromium.cmake")
+chromium_or_skip("the report")
 find_program(CMARK NAMES cmark-gfm)
-if(NOT CHROMIUM)
-  message("chromium not found: install Debian's chromium to render the report")
-  return()
-endif()
 if(NOT CMARK)
   message("cmark-gfm not found: install Debian's cmark-gfm to render the Markdown")
   return()
 endif()
-include("${CMAKE_CURRENT_LIST_DIR}/../cmake/Chromium.cmake")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 execute_process(COMMAND "${TILEPERF}" report "${RESULTS}" --markdown "${OUT}/report.md"

@@ -18,7 +18,9 @@
 #include "fixtures.h"
 #include "gate/baseline.h"
 #include "gate/judgement.h"
+#include "gate/policy.h"
 #include "inspect/build_diff.h"
+#include "metrics/metrics.h"
 #include "inspect/merge_review.h"
 #include "report/build_diff_text.h"
 #include "report/toolchain_preview.h"
@@ -474,4 +476,37 @@ BOOST_AUTO_TEST_CASE(a_library_release_is_provenance_not_a_toolchain) {
   // A baseline written before the library was recorded is no bump.
   base.library.clear();
   BOOST_TEST(judge(base, now, policy).library.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_tuning_change_is_judged_by_the_launch_estimate_alone) {
+  Metrics base, tuned;
+  base.id = tuned.id = {"k", "c", "sm_90"};
+  base.signature = {
+      {"parameters[0].kind", "ConstantConstraint"}, {"parameters[0].value", "64"}, {"hints.occupancy", "None"}};
+  tuned.signature = {
+      {"parameters[0].kind", "ConstantConstraint"}, {"parameters[0].value", "128"}, {"hints.occupancy", "None"}};
+  base.values = {{"cost.time_ns", 1000}, {"sass.instructions", 100}};
+  tuned.values = {{"cost.time_ns", 900}, {"sass.instructions", 300}};
+  Policy policy = parse_policy(R"({"rules": [{"metric": "cost.time_ns", "direction": "lower", "tolerance": "2%"},
+                                            {"metric": "*", "direction": "lower", "tolerance": "1%"}]})",
+                               "policy.json", "c");
+  BOOST_TEST((classify_signature(base, tuned) == SignatureChange::kTuning));
+  Judgement j = judge(base, tuned, policy);
+  BOOST_TEST(j.tuning());
+  BOOST_TEST((j.state == State::kImproved));  // 3x the instructions, but 10% faster
+  tuned.values["cost.time_ns"] = 1100;
+  BOOST_TEST((judge(base, tuned, policy).state == State::kRegressed));
+  // The same values as a code change (no signature moved): the instructions decide.
+  Metrics code = tuned;
+  code.signature = base.signature;
+  code.values["cost.time_ns"] = 900;
+  BOOST_TEST((judge(base, code, policy).state == State::kRegressed));
+  // An identity change (a dtype) is another kernel whatever moved.
+  Metrics other = tuned;
+  other.signature["parameters[1].dtype"] = "float16";
+  BOOST_TEST((classify_signature(base, other) == SignatureChange::kIdentity));
+  BOOST_TEST((judge(base, other, policy).state == State::kSignatureChanged));
+  // And another toolchain comes first.
+  other.toolchain = {{"tileiras", "13.5.37"}};
+  BOOST_TEST((judge(base, other, policy).state == State::kToolchainChanged));
 }

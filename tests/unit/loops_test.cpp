@@ -24,10 +24,10 @@ struct Fixture {
   SassListing listing;
   LineTable lines;
   std::optional<Problem> problem;
-  LoopAnalysis report;
+  LoopAnalysis analysis;
 };
 
-// The report of a fixture listing, with its cubin's line table and, if
+// The loops of a fixture listing, with its cubin's line table and, if
 // `dump` is given, the problem its dump record declares.
 Fixture analyze(const std::string& base, const std::string& dump = "", std::int64_t tensor_macs_hint = 0) {
   Fixture f;
@@ -36,7 +36,7 @@ Fixture analyze(const std::string& base, const std::string& dump = "", std::int6
   std::string cubin = fixture(base + ".cubin");
   f.lines = read_line_table(cubin, parse_elf(cubin, base + ".cubin"), base + ".cubin");
   if (!dump.empty()) f.problem = problem_from_record(parse_json(fixture(dump), dump), dump);
-  f.report = analyze_loops(f.listing, {&f.lines, f.problem ? &*f.problem : nullptr, tensor_macs_hint});
+  f.analysis = analyze_loops(f.listing, {&f.lines, f.problem ? &*f.problem : nullptr, tensor_macs_hint});
   return f;
 }
 
@@ -46,7 +46,7 @@ const LoopInfo& main_loop(const LoopAnalysis& r) {
 }
 
 LoopAnalysis analyze_code(const std::vector<std::string>& code, const std::string& arch = "sm_90a") {
-  static SassListing listing;  // the report keeps no pointer into it, but keep it alive anyway
+  static SassListing listing;  // the analysis keeps no pointer into it, but keep it alive anyway
   listing = synthetic_listing(code, arch);
   return analyze_loops(listing, {});
 }
@@ -152,19 +152,19 @@ BOOST_AUTO_TEST_CASE(matmul_main_loops_take_the_declared_trips_on_every_architec
   };
   for (const Expect& e : {Expect{"sm_90", 8, 0}, Expect{"sm_100", 4, 128 * 128 * 16}, Expect{"sm_120", 128, 0}}) {
     auto f = analyze("matmul.f16_128x128x64." + std::string(e.arch), "matmul.f16_128x128x64.dump.json", e.hint);
-    const LoopInfo& main = main_loop(f.report);
+    const LoopInfo& main = main_loop(f.analysis);
     BOOST_TEST_INFO(e.arch);
     BOOST_TEST(main.mma == e.mma);
     BOOST_TEST(main.trips == 128);  // K 8192 / TILE_K 64
     BOOST_TEST(main.trips_from == "k");
     BOOST_TEST(main.lines.has_value());
-    for (const auto& l : f.report.loops) {
+    for (const auto& l : f.analysis.loops) {
       if (!l.spin) BOOST_TEST(l.trips_from == "k");  // the producer loop too
     }
-    auto m = loop_metrics(f.report, &*f.problem);
-    BOOST_TEST(m.at("cost.launch") == std::llround(f.report.block_cost * 4096));
+    auto m = loop_metrics(f.analysis, &*f.problem);
+    BOOST_TEST(m.at("cost.launch") == std::llround(f.analysis.block_cost * 4096));
     BOOST_TEST(m.at("loop.main.mma") == e.mma);
-    BOOST_TEST(f.report.notes.empty());
+    BOOST_TEST(f.analysis.notes.empty());
   }
 }
 
@@ -172,20 +172,20 @@ BOOST_AUTO_TEST_CASE(declared_trips_that_match_no_loop_are_noted) {
   // Causal attention: the first `for j` loop runs 31 times on average, the
   // second (the diagonal, two iterations) is unrolled by the compiler.
   auto f = analyze("attention.f16_d64_causal.sm_90", "attention.f16_d64_causal.dump.json");
-  BOOST_TEST(main_loop(f.report).trips == 31);
-  BOOST_TEST(main_loop(f.report).trips_from == "j#1");
-  BOOST_REQUIRE(f.report.notes.size() == 1u);
-  BOOST_TEST(f.report.notes[0].find("'j#2'") != std::string::npos);
+  BOOST_TEST(main_loop(f.analysis).trips == 31);
+  BOOST_TEST(main_loop(f.analysis).trips_from == "j#1");
+  BOOST_REQUIRE(f.analysis.notes.size() == 1u);
+  BOOST_TEST(f.analysis.notes[0].find("'j#2'") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(fp64_trigonometry_calls_a_subroutine_with_a_loop) {
   auto f = analyze("rope_fp64_angles.bf16_t4_h8_d128.sm_90");
-  BOOST_REQUIRE(f.report.main >= 0);
-  BOOST_TEST(main_loop(f.report).trips_from == "assumed");
-  auto m = loop_metrics(f.report, nullptr);
+  BOOST_REQUIRE(f.analysis.main >= 0);
+  BOOST_TEST(main_loop(f.analysis).trips_from == "assumed");
+  auto m = loop_metrics(f.analysis, nullptr);
   BOOST_TEST(m.at("loop.count") >= 1);
   // The subroutine runs once per call: far more than the kernel's own code.
-  BOOST_TEST(f.report.block_cost > 5 * main_loop(f.report).cost * kAssumedTrips);
+  BOOST_TEST(f.analysis.block_cost > 5 * main_loop(f.analysis).cost * kAssumedTrips);
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_problem_is_an_error_naming_the_record) {
@@ -211,15 +211,15 @@ BOOST_AUTO_TEST_CASE(a_helper_inlined_twice_takes_the_count_of_each_call) {
   auto problem = problem_from_record(parse_json(dump, "dump.json"), "dump.json");
   BOOST_REQUIRE(problem.has_value());
   BOOST_TEST(problem->trips.at(1).calls.size() == 1u);
-  auto report = analyze_loops(listing, {&lines, &*problem, 0});
+  auto analysis = analyze_loops(listing, {&lines, &*problem, 0});
   std::map<std::string, int> loops_of;
-  for (const auto& l : report.loops) {
+  for (const auto& l : analysis.loops) {
     ++loops_of[l.trips_from];
     BOOST_TEST(l.trips == (l.trips_from == "tile_sum.j@1" ? 4 : 8));
   }
   BOOST_TEST(loops_of["tile_sum.j@1"] == 2);
   BOOST_TEST(loops_of["tile_sum.j@2"] == 2);
-  BOOST_TEST(report.notes.empty());
+  BOOST_TEST(analysis.notes.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_problem_that_no_longer_fits_is_an_error_at_its_declaration) {

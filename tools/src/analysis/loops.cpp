@@ -195,26 +195,26 @@ std::optional<LineRange> body_lines(const FunctionGraph& g, const std::vector<In
 
 class FunctionAnalysis {
  public:
-  FunctionAnalysis(const SassFunction& fn, const CostModel& model, const LoopOptions& o, LoopAnalysis& report)
-      : g_(build_graph(fn)), model_(model), o_(o), report_(report) {
+  FunctionAnalysis(const SassFunction& fn, const CostModel& model, const LoopOptions& o, LoopAnalysis& analysis)
+      : g_(build_graph(fn)), model_(model), o_(o), analysis_(analysis) {
     warps_ = o.warps > 0 ? warp_masks(g_, o.warps) : std::vector<WarpMask>(g_.blocks.size(), 1);
   }
 
   void run() {
-    first_loop_ = report_.loops.size();
-    for (Index l = 0; l < g_.loops.size(); ++l) report_.loops.push_back(describe(l));
+    first_loop_ = analysis_.loops.size();
+    for (Index l = 0; l < g_.loops.size(); ++l) analysis_.loops.push_back(describe(l));
     for (Index l = 0; l < g_.loops.size(); ++l) {
       int parent = g_.loops[l].parent;
-      report_.loops[first_loop_ + l].parent = parent < 0 ? -1 : static_cast<int>(first_loop_) + parent;
+      analysis_.loops[first_loop_ + l].parent = parent < 0 ? -1 : static_cast<int>(first_loop_) + parent;
     }
     if (o_.computed) {
       match_tileir_loops();
-      assign_groups(report_.loops, first_loop_, *o_.computed);
+      assign_groups(analysis_.loops, first_loop_, *o_.computed);
     }
     assign_routines();
-    report_.block_cost += routine_cost(0);
+    analysis_.block_cost += routine_cost(0);
     for (Index l = 0; l < g_.loops.size(); ++l) {
-      LoopInfo& info = report_.loops[first_loop_ + l];
+      LoopInfo& info = analysis_.loops[first_loop_ + l];
       for (Index b : body(l)) {
         double c = 0;
         for (Index i = g_.blocks[b].begin; i < g_.blocks[b].end; ++i) c += instruction_cost(i);
@@ -224,8 +224,8 @@ class FunctionAnalysis {
       }
       info.runs = block_runs(g_.loops[l].header);
     }
-    report_.backward_non_loop_edges += static_cast<std::int64_t>(g_.backward_non_loop_edges);
-    for (const auto& b : g_.blocks) report_.unknown_branches += b.unknown_successors ? 1 : 0;
+    analysis_.backward_non_loop_edges += static_cast<std::int64_t>(g_.backward_non_loop_edges);
+    for (const auto& b : g_.blocks) analysis_.unknown_branches += b.unknown_successors ? 1 : 0;
   }
 
   // Hands over the graph and each block's runs and warps.
@@ -322,7 +322,7 @@ class FunctionAnalysis {
     auto matches = match_compiled_loops(compiled, *o_.computed);
     std::vector<std::string> elect;
     for (Index l = 0; l < g_.loops.size(); ++l) {
-      LoopInfo& info = report_.loops[first_loop_ + l];
+      LoopInfo& info = analysis_.loops[first_loop_ + l];
       if (info.elect) elect.push_back(loop_name(info));
       info.warps = compiled[l].warps;
       if (!info.spin) take_match(info, matches[l], l);
@@ -421,7 +421,7 @@ class FunctionAnalysis {
     if (g_.cold[b]) return 0;
     double w = 1;
     for (int l = g_.innermost_loop[b]; l >= 0; l = g_.loops[static_cast<Index>(l)].parent) {
-      w *= static_cast<double>(report_.loops[first_loop_ + static_cast<Index>(l)].trips);
+      w *= static_cast<double>(analysis_.loops[first_loop_ + static_cast<Index>(l)].trips);
     }
     return w;
   }
@@ -488,15 +488,15 @@ class FunctionAnalysis {
   }
 
   void note(const std::string& text) {
-    if (std::find(report_.notes.begin(), report_.notes.end(), text) == report_.notes.end()) {
-      report_.notes.push_back(text);
+    if (std::find(analysis_.notes.begin(), analysis_.notes.end(), text) == analysis_.notes.end()) {
+      analysis_.notes.push_back(text);
     }
   }
 
   FunctionGraph g_;
   const CostModel& model_;
   const LoopOptions& o_;
-  LoopAnalysis& report_;
+  LoopAnalysis& analysis_;
   Index first_loop_ = 0;
   std::vector<int> routine_of_;
   std::vector<WarpMask> warps_;
@@ -519,15 +519,15 @@ int choose_main(const std::vector<LoopInfo>& loops) {
 
 // Declarations that name no compiled loop (with a skeleton, it holds the
 // declarations against the TileIR's loops instead).
-void note_unmatched_trips(LoopAnalysis& report, const LoopOptions& o) {
+void note_unmatched_trips(LoopAnalysis& analysis, const LoopOptions& o) {
   if (!o.problem || o.computed) return;
   for (const auto& decl : o.problem->trips) {
-    bool used = std::any_of(report.loops.begin(), report.loops.end(),
+    bool used = std::any_of(analysis.loops.begin(), analysis.loops.end(),
                             [&](const LoopInfo& l) { return l.trips_from == decl.key; });
     if (!used) {
-      report.notes.push_back(fmt::format("declared trips of loop '{}' ({} lines {}) match no compiled loop{}", decl.key,
-                                         file_name(decl.file), fmt::join(decl.lines, ","),
-                                         o.lines && !o.lines->empty() ? "" : " (the cubin has no line table)"));
+      analysis.notes.push_back(fmt::format("declared trips of loop '{}' ({} lines {}) match no compiled loop{}",
+                                           decl.key, file_name(decl.file), fmt::join(decl.lines, ","),
+                                           o.lines && !o.lines->empty() ? "" : " (the cubin has no line table)"));
     }
   }
 }
@@ -545,38 +545,38 @@ bool declares(const TripDeclaration& decl, const std::string& file, int line,
 }
 
 LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& options, std::vector<FunctionFlow>* flows) {
-  LoopAnalysis report;
-  report.arch = listing.arch;
+  LoopAnalysis out;
+  out.arch = listing.arch;
   CostModel model(listing.arch, options.tensor_macs_hint);
   for (const auto& fn : listing.functions) {
-    FunctionAnalysis analysis(fn, model, options, report);
+    FunctionAnalysis analysis(fn, model, options, out);
     analysis.run();
     if (flows) flows->push_back(analysis.take_flow());
     for (std::size_t i = 0; i < fn.padding_begin; ++i) {
-      report.unclassified += op_class(fn.instructions[i].opcode) == OpClass::kOther;
+      out.unclassified += op_class(fn.instructions[i].opcode) == OpClass::kOther;
     }
   }
-  report.main = choose_main(report.loops);
-  note_unmatched_trips(report, options);
+  out.main = choose_main(out.loops);
+  note_unmatched_trips(out, options);
   // No count is taken silently.
-  for (const auto& l : report.loops) {
+  for (const auto& l : out.loops) {
     if (l.spin || l.trips_from != "assumed" || options.computed) continue;
-    report.notes.push_back(
+    out.notes.push_back(
         fmt::format("compiled loop {}{} takes no counted or declared loop of the kernel (no TileIR to count its "
                     "loops, and no declaration): taken to run {} times",
                     loop_name(l), l.lines ? " (" + format_lines(*l.lines) + ")" : "", kAssumedTrips));
   }
-  return report;
+  return out;
 }
 
-void reweigh(const LoopAnalysis& report, FunctionFlow& f) {
+void reweigh(const LoopAnalysis& analysis, FunctionFlow& f) {
   const FunctionGraph& g = f.graph;
   std::vector<double> weight(g.blocks.size(), 0);
   for (Index b = 0; b < g.blocks.size(); ++b) {
     if (g.cold[b]) continue;
     double w = 1;
     for (int l = g.innermost_loop[b]; l >= 0; l = g.loops[static_cast<Index>(l)].parent) {
-      w *= report.loops[f.first_loop + static_cast<Index>(l)].trips;
+      w *= analysis.loops[f.first_loop + static_cast<Index>(l)].trips;
     }
     weight[b] = w;
   }
@@ -605,11 +605,11 @@ void reweigh(const LoopAnalysis& report, FunctionFlow& f) {
   }
 }
 
-std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& report, const Problem* problem) {
+std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& analysis, const Problem* problem) {
   std::map<std::string, std::int64_t> m;
   std::int64_t count = 0, spin = 0, depth = 0;
   LoopInfo all;  // every loop body but the retry loops', summed
-  for (const auto& l : report.loops) {
+  for (const auto& l : analysis.loops) {
     if (l.spin) {
       ++spin;
       continue;
@@ -641,18 +641,18 @@ std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& report, con
     m[prefix + "fp64"] = l.fp64;
   };
   body_metrics("loop.all.", all);
-  if (report.main >= 0) {
-    const LoopInfo& main = report.loops[static_cast<std::size_t>(report.main)];
+  if (analysis.main >= 0) {
+    const LoopInfo& main = analysis.loops[static_cast<std::size_t>(analysis.main)];
     body_metrics("loop.main.", main);
     m["loop.main.depth"] = main.depth;
     m["loop.main.trips"] = saturated_count(main.trips);
     m["loop.main.cost"] = saturated_count(main.cost);
     for (const auto& [op, n] : main.opcodes) m["loop.main.opcode." + op] = n;
   }
-  m["cost.block"] = saturated_count(report.block_cost);
+  m["cost.block"] = saturated_count(analysis.block_cost);
   std::int64_t blocks = problem && problem->blocks > 0 ? problem->blocks : 1;
-  m["cost.launch"] = saturated_count(report.block_cost * static_cast<double>(blocks));
-  m["cost.unclassified"] = report.unclassified;
+  m["cost.launch"] = saturated_count(analysis.block_cost * static_cast<double>(blocks));
+  m["cost.unclassified"] = analysis.unclassified;
   return m;
 }
 

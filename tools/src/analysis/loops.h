@@ -176,9 +176,9 @@ struct FunctionFlow {
   double block_cost = 0;
 };
 
-// The runs of each block of `flow` again, from the trips of `report`'s loops
+// The runs of each block of `flow` again, from the trips of `analysis`'s loops
 // (a class of blocks with counts of its own), and its block cost.
-void reweigh(const LoopAnalysis& report, FunctionFlow& flow);
+void reweigh(const LoopAnalysis& analysis, FunctionFlow& flow);
 
 // With `flows`, also hands over each function's flow (the graphs point
 // into `listing`).
@@ -190,7 +190,7 @@ LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& option
 // producer loop of a warp-specialised pipeline too), cost.block,
 // cost.launch (per-block cost times the problem's blocks; one block
 // without a problem), cost.unclassified.
-std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& report, const Problem* problem);
+std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& analysis, const Problem* problem);
 
 // The loop drawn beside the main loop: the one with the most copies
 // issued by warps that do not run the main loop (the producer of a

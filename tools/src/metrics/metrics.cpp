@@ -103,11 +103,6 @@ SignatureChange classify_signature(const Metrics& baseline, const Metrics& curre
   return SignatureChange::kTuning;
 }
 
-std::vector<std::string> tuning_changes(const Metrics& baseline, const Metrics& current) {
-  if (classify_signature(baseline, current) != SignatureChange::kTuning) return {};
-  return signature_changes(baseline, current);
-}
-
 // What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one
 // entry per tool (a tool only one side names: "none"), then the flags.
 std::vector<std::string> toolchain_changes(const Metrics& old, const Metrics& now) {

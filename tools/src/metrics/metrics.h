@@ -92,9 +92,6 @@ std::vector<std::string> signature_changes(const Metrics& baseline, const Metric
 // symbol, the bytecode version) is an *identity* change: another kernel.
 enum class SignatureChange { kNone, kTuning, kIdentity };
 SignatureChange classify_signature(const Metrics& baseline, const Metrics& current);
-// The fields a tuning change moved, as signature_changes writes them; empty
-// for an identity change or none.
-std::vector<std::string> tuning_changes(const Metrics& baseline, const Metrics& current);
 
 // What differs between two toolchains: "tileiras 13.4.92 -> 13.5.37", one
 // entry per tool (a tool only one side names: "none"), then the flags.

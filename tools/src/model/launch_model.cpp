@@ -594,37 +594,18 @@ std::string limit_text(const std::string& limit) {
 constexpr double kUnevenImbalance = 1.1;
 constexpr double kUnevenIdle = 0.1;
 
-std::string describe(double total_us, const std::string& limit, std::int64_t resident, const std::string& by,
-                     std::int64_t waves, double dram_us, double l2_us, double imbalance, double idle) {
-  auto pct = [&](double us) { return total_us > 0 ? static_cast<int>(std::lround(100 * us / total_us)) : 0; };
-  std::string out = fmt::format("est. {}, {}: {} block(s)/SM ({}), {} wave(s), DRAM {}% busy, L2 {}%",
-                                format_us(total_us), limit_text(limit), resident, by, waves, pct(dram_us), pct(l2_us));
-  if (imbalance >= kUnevenImbalance) out += fmt::format(", blocks uneven: the slowest {:.2f}x the mean", imbalance);
-  if (idle >= kUnevenIdle) out += fmt::format(", SMs {}% idle", static_cast<int>(std::lround(100 * idle)));
-  return out;
-}
-
 }  // namespace
 
 std::string describe_launch(const LaunchEstimate& e) {
-  return describe(e.total_us, e.limit, e.resident, e.occupancy_limit, e.waves, e.dram_us, e.l2_us, e.imbalance, e.idle);
-}
-
-std::string describe_launch(const std::map<std::string, std::int64_t>& m) {
-  auto get = [&](const std::string& k, std::int64_t otherwise = 0) {
-    auto it = m.find(k);
-    return it == m.end() ? otherwise : it->second;
-  };
-  if (!m.count("cost.time_ns")) return "";
-  auto named = [&](const std::string& prefix) {
-    auto it = m.lower_bound(prefix);
-    return it != m.end() && it->first.rfind(prefix, 0) == 0 ? it->first.substr(prefix.size()) : std::string("?");
-  };
-  return describe(
-      static_cast<double>(get("cost.time_ns")) / 1e3, named("cost.limit."), get("launch.blocks_per_sm"),
-      named("launch.occupancy_limit."), get("launch.waves"), static_cast<double>(get("cost.term.dram_ns")) / 1e3,
-      static_cast<double>(get("cost.term.l2_ns")) / 1e3, static_cast<double>(get("launch.imbalance_pct", 100)) / 100,
-      static_cast<double>(get("launch.idle_pct")) / 100);
+  auto pct = [&](double us) { return e.total_us > 0 ? static_cast<int>(std::lround(100 * us / e.total_us)) : 0; };
+  std::string out =
+      fmt::format("est. {}, {}: {} block(s)/SM ({}), {} wave(s), DRAM {}% busy, L2 {}%", format_us(e.total_us),
+                  limit_text(e.limit), e.resident, e.occupancy_limit, e.waves, pct(e.dram_us), pct(e.l2_us));
+  if (e.imbalance >= kUnevenImbalance) {
+    out += fmt::format(", blocks uneven: the slowest {:.2f}x the mean", e.imbalance);
+  }
+  if (e.idle >= kUnevenIdle) out += fmt::format(", SMs {}% idle", static_cast<int>(std::lround(100 * e.idle)));
+  return out;
 }
 
 }  // namespace tileperf

@@ -126,8 +126,4 @@ double loop_overlap(const LoopTimeline& loop);
 // DRAM 9% busy, L2 6%".
 std::string describe_launch(const LaunchEstimate& e);
 
-// The same from a metrics map (what a result or baseline keeps); "" when
-// the metrics have no estimate.
-std::string describe_launch(const std::map<std::string, std::int64_t>& metrics);
-
 }  // namespace tileperf

@@ -212,16 +212,16 @@ void add_launch(std::string& out, const Measurement& m) {
 
 // The estimate by source line: the launch's (each line's share of the
 // limiting term) and, per loop, the lines' cycles per iteration.
-void add_line_time(std::string& out, const LoopAnalysis& report, const LineAttribution& a) {
+void add_line_time(std::string& out, const LoopAnalysis& analysis, const LineAttribution& a) {
   if (a.lines.empty() && a.loop_lines.empty()) return;
   out += fmt::format("\nestimated time by source line (share of {}):\n", a.term);
   for (std::size_t i = 0; i < a.lines.size() && i < 12; ++i) {
     out += fmt::format("  {:>5.1f}%  {:>10.0f} ns  {}\n", 100 * a.lines[i].share, a.lines[i].ns, a.lines[i].line);
   }
   if (a.lines.size() > 12) out += fmt::format("  ... {} more line(s)\n", a.lines.size() - 12);
-  for (std::size_t l = 0; l < a.loop_lines.size() && l < report.loops.size(); ++l) {
-    if (a.loop_lines[l].empty() || report.loops[l].spin) continue;
-    out += fmt::format("  {} per iteration ({} cycles by line):", loop_name(report.loops[l]), a.loop_pipe[l]);
+  for (std::size_t l = 0; l < a.loop_lines.size() && l < analysis.loops.size(); ++l) {
+    if (a.loop_lines[l].empty() || analysis.loops[l].spin) continue;
+    out += fmt::format("  {} per iteration ({} cycles by line):", loop_name(analysis.loops[l]), a.loop_pipe[l]);
     for (std::size_t i = 0; i < a.loop_lines[l].size() && i < 6; ++i) {
       const auto& x = a.loop_lines[l][i];
       out += fmt::format(" {} {:.1f} ({:.0f} insn)", x.line, x.cycles, x.instructions);
@@ -232,34 +232,34 @@ void add_line_time(std::string& out, const LoopAnalysis& report, const LineAttri
 
 std::string cubin_loops_text(const CubinLoops& r, bool gantt) {
   std::string out;
-  const LoopAnalysis& report = r.loops;
+  const LoopAnalysis& analysis = r.loops;
   const Measurement* m = r.measurement ? &*r.measurement : nullptr;
   std::size_t loops = 0, spin = 0;
-  for (const auto& l : report.loops) (l.spin ? spin : loops)++;
+  for (const auto& l : analysis.loops) (l.spin ? spin : loops)++;
   std::vector<std::string> names;
   for (const auto& f : r.listing.functions) names.push_back(f.name);
   out += fmt::format(
       "{} ({}): {} loop(s), {} retry loop(s), {} backward branch(es) that are not loops; cost {:.0f} per "
       "block{}\n",
-      fmt::join(names, ", "), report.arch, loops, spin, report.backward_non_loop_edges, report.block_cost,
+      fmt::join(names, ", "), analysis.arch, loops, spin, analysis.backward_non_loop_edges, analysis.block_cost,
       r.problem ? fmt::format(", {:.0f} per launch of {} blocks",
-                              report.block_cost * static_cast<double>(r.problem->blocks), r.problem->blocks)
+                              analysis.block_cost * static_cast<double>(r.problem->blocks), r.problem->blocks)
                 : "");
-  add_tree(out, report, -1, 1);
-  out += fmt::format("  {}\n", main_choice(report));
+  add_tree(out, analysis, -1, 1);
+  out += fmt::format("  {}\n", main_choice(analysis));
   if (m && m->lines.counts.empty()) out += fmt::format("  (the cubin has no line table)\n");
-  for (const auto& note : report.notes) out += fmt::format("  note: {}\n", note);
+  for (const auto& note : analysis.notes) out += fmt::format("  note: {}\n", note);
   if (r.no_res_usage) {
     out += "  (no resource usage of the cubin: no launch estimate; give --res-usage or --cuobjdump)\n";
   }
   if (!m) return out;
   add_skeleton(out, m->skeleton);
   add_launch(out, *m);
-  add_line_time(out, report, m->line_time);
+  add_line_time(out, analysis, m->line_time);
   if (gantt) {
-    add_gantt(out, report, m->launch, report.main, "main loop");
-    if (int p = producer_loop(report); p >= 0) add_gantt(out, report, m->launch, p, "producer loop");
-    if (report.main < 0) out += fmt::format("\nno main loop to draw\n");
+    add_gantt(out, analysis, m->launch, analysis.main, "main loop");
+    if (int p = producer_loop(analysis); p >= 0) add_gantt(out, analysis, m->launch, p, "producer loop");
+    if (analysis.main < 0) out += fmt::format("\nno main loop to draw\n");
   }
   return out;
 }
