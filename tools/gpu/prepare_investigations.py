@@ -67,7 +67,7 @@ sys.path.insert(0, str(TOP / "tools"))
 import cuda.tile as ct  # noqa: E402
 
 import gate_launch as gl  # noqa: E402
-from prepare_timing import Store, cmake_cache, registrations, rel, tool_env  # noqa: E402
+from prepare_timing import Store, cmake_cache, manifest_head, registrations, rel, tool_env  # noqa: E402
 from tileperf_dump import get_config, load_kernel_module, paths  # noqa: E402
 from tileperf_dump import variants as V  # noqa: E402
 from tileperf_dump.records import signature_record  # noqa: E402
@@ -220,6 +220,15 @@ def side_spec(*, store: Store, source_bytes: bytes, file_name: str, cubin_path: 
     return spec
 
 
+def _same_rows(path: Path, predictions: dict) -> bool:
+    """Whether the predictions at `path` have the same rows (made again from
+    the same investigation records: only the time they were made differs)."""
+    try:
+        return json.loads(path.read_text()).get("rows") == json.loads(json.dumps(predictions)).get("rows")
+    except (OSError, ValueError):
+        return False
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("configs", nargs="*",
@@ -232,7 +241,8 @@ def main(argv=None) -> int:
                     help="the committed summary (default tools/bench/investigations.<arch>.json)")
     ap.add_argument("--predictions", type=Path, default=None,
                     help="where to write every row's estimate before its timing (default "
-                         "tools/bench/investigations.<arch>.predictions.json)")
+                         "tools/bench/investigations.<arch>.predictions.json; an existing file with "
+                         "other rows is never replaced)")
     ap.add_argument("--no-regenerate", action="store_true",
                     help="fail on a missing or stale variant folder instead of making it again")
     args = ap.parse_args(argv)
@@ -369,22 +379,13 @@ def main(argv=None) -> int:
                          text=True).stdout.strip()
     version = subprocess.run([cache["Tileiras_EXECUTABLE"], "--version"], capture_output=True, text=True,
                              env=tool_env()).stdout
-    release = re.search(r"release ([\d.]+), V([\d.]+)", version)
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     command = "tools/gpu/prepare_investigations.sh " + " ".join(argv if argv is not None else sys.argv[1:])
     # A variant without an export has nothing to time: its row stays in the
     # predictions with its error, not in the manifest.
     timed_rows = [r for r in ordered if "error" not in r or "edit" in r]
     manifest = {
-        "format": "tileperf-edit-timing-manifest/1",
-        "created": created,
-        "git_commit": git,
-        "arch": args.arch,
-        "cuda_tile": ct.__version__,
-        "bytecode_version": bytecode_version,
-        "tileiras": {"release": release.group(1) if release else None,
-                     "version": release.group(2) if release else None,
-                     "banner": version.strip().splitlines()},
+        **manifest_head(created, git, args.arch, bytecode_version, version),
         "tileiras_flags": None,
         "command": command.strip(),
         "set": "investigate",
@@ -392,7 +393,6 @@ def main(argv=None) -> int:
         "regenerated": regenerated,
         "rows": timed_rows,
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     predictions = {
         "format": "tileperf-investigation-predictions/1",
         "created": created, "git_commit": git, "arch": args.arch, "command": command.strip(),
@@ -404,7 +404,14 @@ def main(argv=None) -> int:
                   "predicted": r["predicted"], **({"error": r["error"]} if "error" in r else {})}
                  for r in ordered],
     }
-    predictions_path.write_text(json.dumps(predictions, indent=1) + "\n")
+    text = json.dumps(predictions, indent=1) + "\n"
+    if predictions_path.exists() and not _same_rows(predictions_path, predictions):
+        # The predictions an earlier timing was scored against stay as they
+        # were committed: a new round writes a file of its own.
+        sys.exit(f"{rel(predictions_path)} exists with other rows (the predictions an earlier timing "
+                 f"is scored against): give --predictions a new path")
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    predictions_path.write_text(text)
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     timed = sum(1 for r in timed_rows if "error" not in r)
     print(f"{len(ordered)} rows ({timed} to time) of {len(per_config)} configurations, "

@@ -252,6 +252,24 @@ def config_rows(args, regs: dict[str, str], store: Store, bytecode_version: str,
     return rows
 
 
+def manifest_head(created: str, git: str, arch: str, bytecode_version: str, version: str) -> dict:
+    """What every timing manifest begins with: its format, when and from
+    which commit it was made, the architecture, cuTile's and the bytecode's
+    versions and tileiras's (`version`: what `tileiras --version` printed)."""
+    release = re.search(r"release ([\d.]+), V([\d.]+)", version)
+    return {
+        "format": "tileperf-edit-timing-manifest/1",
+        "created": created,
+        "git_commit": git,
+        "arch": arch,
+        "cuda_tile": ct.__version__,
+        "bytecode_version": bytecode_version,
+        "tileiras": {"release": release.group(1) if release else None,
+                     "version": release.group(2) if release else None,
+                     "banner": version.strip().splitlines()},
+    }
+
+
 def rel(path: Path) -> str:
     try:
         return str(Path(path).resolve().relative_to(TOP))
@@ -286,7 +304,6 @@ def main(argv=None) -> int:
     patch_program = cache.get("TILEPERF_PATCH") or shutil.which("patch")
     version = subprocess.run([tileiras, "--version"], capture_output=True, text=True,
                              env=tool_env()).stdout
-    release = re.search(r"release ([\d.]+), V([\d.]+)", version)
 
     corpus = {"mutant": TOP / "tests/mutants", "noop": TOP / "tests/noop",
               "validation": TOP / "tests/validation"}
@@ -358,15 +375,8 @@ def main(argv=None) -> int:
     git = subprocess.run(["git", "-C", str(TOP), "rev-parse", "HEAD"], capture_output=True,
                          text=True).stdout.strip()
     manifest = {
-        "format": "tileperf-edit-timing-manifest/1",
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "git_commit": git,
-        "arch": args.arch,
-        "cuda_tile": ct.__version__,
-        "bytecode_version": bytecode_version,
-        "tileiras": {"release": release.group(1) if release else None,
-                     "version": release.group(2) if release else None,
-                     "banner": version.strip().splitlines()},
+        **manifest_head(datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), git,
+                        args.arch, bytecode_version, version),
         "tileiras_flags": tileiras_flags(args.arch) + ["--remarks-output-file=<file>"],
         "command": ("tools/gpu/prepare_timing.sh " + " ".join(rel(p) for p in args.patches)
                     if args.patches else f"tools/gpu/prepare_timing.sh --set {args.timing_set}"
