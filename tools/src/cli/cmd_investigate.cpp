@@ -40,8 +40,7 @@ std::vector<Chosen> chosen_tests(const std::string& name, const std::string& wor
     throw UsageError(
         fmt::format("{}: expected perf.<kernel>.<config>.<arch>, perf.<kernel>.<config> or <kernel>", name));
   }
-  std::string record_file =
-      (fs::path(work_dir) / relative_path(FileId{FileKind::kConfigs, parts[0], "", "", ""})).string();
+  std::string record_file = kernel_file((fs::path(work_dir) / parts[0]).string(), FileKind::kConfigs);
   if (!fs::exists(record_file)) {
     throw UsageError(fmt::format("{}: no kernel {} in this build ({} is missing)", name, parts[0], record_file));
   }
@@ -101,8 +100,7 @@ int run_investigate(const Args& args) {
     in.config = t.config;
     in.arch = t.arch;
     in.work_dir = record->work_dir;
-    in.kernel_record =
-        (fs::path(record->work_dir) / relative_path(FileId{FileKind::kConfigs, t.kernel, "", "", ""})).string();
+    in.kernel_record = kernel_file((fs::path(record->work_dir) / t.kernel).string(), FileKind::kConfigs);
     in.toolchain_file = record->toolchain;
     in.cache_dir = record->cache_dir;
     if (record->timeout > 0) in.timeout = record->timeout;
@@ -110,8 +108,7 @@ int run_investigate(const Args& args) {
     in.kinds = kinds;
     nlohmann::json j = investigation_json(investigate(in));
     std::string file =
-        (fs::path(record->work_dir) / relative_path(FileId{FileKind::kInvestigation, t.kernel, t.config, t.arch, ""}))
-            .string();
+        kernel_file((fs::path(record->work_dir) / t.kernel).string(), FileKind::kInvestigation, t.config, t.arch);
     with_io_errors([&] { write_file_atomic(file, j.dump(1) + "\n", Durability::kRenamed); });
     if (json_out) {
       all.push_back(std::move(j));

@@ -109,7 +109,7 @@ std::shared_ptr<const Listing> read_listing(const TestFiles& t) {
     l.lines = read_line_table(data, parse_elf(data, cubin), cubin);
     l.paths = count_source_lines(l.sass, l.lines).paths;
   }
-  l.loops = analyze_loops(l.sass, {&l.lines, nullptr, 0});
+  l.loops = analyze_loops(l.sass, {.lines = &l.lines});
   return listing;
 }
 

@@ -146,7 +146,7 @@ CubinLoops cubin_loops(LoopsOptions o) {
     if (o.gantt) throw UsageError("loops: --gantt needs a cubin (its threads per block and line table)");
     std::istringstream in(read_file(o.sass.empty() ? o.input : o.sass));
     r.listing = parse_sass(in, o.sass.empty() ? o.input : o.sass);
-    r.loops = analyze_loops(r.listing, {nullptr, problem, remark_hint(o)});
+    r.loops = analyze_loops(r.listing, {.problem = problem, .tensor_macs_hint = remark_hint(o)});
     return r;
   }
   ToolOutputs outputs;
@@ -158,7 +158,8 @@ CubinLoops cubin_loops(LoopsOptions o) {
     ElfFile elf = parse_elf(data, o.input);
     LineTable lines = read_line_table(data, elf, o.input);
     int warps = kernel_warps(kernel_of(r.listing, data, elf, o.input));
-    r.loops = analyze_loops(r.listing, {&lines, problem, remark_hint(o), warps});
+    r.loops = analyze_loops(r.listing,
+                            {.lines = &lines, .problem = problem, .tensor_macs_hint = remark_hint(o), .warps = warps});
     r.no_res_usage = true;
     return r;
   }

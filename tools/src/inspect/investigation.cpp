@@ -146,8 +146,7 @@ Investigation investigate(const InvestigationInputs& in) {
   inv.inputs = in;
   nlohmann::json record = parse_json(read_file(in.kernel_record), in.kernel_record);
   std::string out =
-      (fs::path(in.work_dir) / relative_path(FileId{FileKind::kVariantsDir, in.kernel, in.config, in.arch, ""}))
-          .string();
+      kernel_file((fs::path(in.work_dir) / in.kernel).string(), FileKind::kVariantsDir, in.config, in.arch);
   fs::create_directories(out);
   auto t = Clock::now();
   export_variants(in, record, out, inv.source);
@@ -180,7 +179,8 @@ Investigation investigate(const InvestigationInputs& in) {
   if (cache.enabled()) {
     std::vector<BatchEntry> entries;
     for (auto* v : todo)
-      entries.push_back(BatchEntry{in.test + " " + v->id, in.arch, v->bytecode, v->bytecode + ".json"});
+      entries.push_back(BatchEntry{
+          .test = in.test + " " + v->id, .arch = in.arch, .bytecode = v->bytecode, .dump_info = v->bytecode + ".json"});
     BatchOutcome batch = with_io_errors([&] { return run_compile_batch(entries, tools, tc, cache, in.jobs); });
     inv.compiled = batch.compiled;
     inv.cached = batch.cached;

@@ -141,35 +141,39 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
   int warps = kernel_warps(attributes);
   std::vector<TripDeclaration> computed;
   if (tileir) {
-    SkeletonInputs skeleton{&tileir->program,
-                            &*tileir,
-                            problem ? problem->grid : std::vector<std::int64_t>{1},
-                            problem ? problem->arguments : std::vector<LaunchArgument>{},
-                            problem ? problem->no_arguments : "no problem declared",
-                            problem};
+    SkeletonInputs skeleton{.program = &tileir->program,
+                            .stats = &*tileir,
+                            .grid = problem ? problem->grid : std::vector<std::int64_t>{1},
+                            .arguments = problem ? problem->arguments : std::vector<LaunchArgument>{},
+                            .no_arguments = problem ? problem->no_arguments : "no problem declared",
+                            .problem = problem};
     out.skeleton = evaluate_skeleton(skeleton);
     computed = out.skeleton.trips(-1);
     for (const auto& note : out.skeleton.notes) out.notes.push_back(note);
   }
-  LoopOptions options{&lines, problem, hint, warps, tileir ? &computed : nullptr};
+  LoopOptions options{.lines = &lines,
+                      .problem = problem,
+                      .tensor_macs_hint = hint,
+                      .warps = warps,
+                      .computed = tileir ? &computed : nullptr};
   std::vector<FunctionFlow> flows;
   out.loops = analyze_loops(sass, options, &flows);
   out.values.merge(loop_metrics(out.loops, problem));
   for (const auto& note : out.loops.notes) out.notes.push_back(note);
-  LaunchInputs launch{&sass,
-                      &flows,
-                      &out.loops,
-                      &lines,
-                      tileir ? &*tileir : nullptr,
-                      problem,
-                      tileir ? &out.skeleton : nullptr,
-                      attributes,
-                      out.values["regs"],
-                      out.values["shared.bytes"],
-                      out.values["local.bytes"] + out.values["stack.bytes"],
-                      hint,
-                      keep_events,
-                      latency_overrides};
+  LaunchInputs launch{.listing = &sass,
+                      .flows = &flows,
+                      .loops = &out.loops,
+                      .lines = &lines,
+                      .tileir = tileir ? &*tileir : nullptr,
+                      .problem = problem,
+                      .skeleton = tileir ? &out.skeleton : nullptr,
+                      .attributes = attributes,
+                      .registers = out.values["regs"],
+                      .shared_bytes = out.values["shared.bytes"],
+                      .spill_bytes = out.values["local.bytes"] + out.values["stack.bytes"],
+                      .tensor_macs_hint = hint,
+                      .keep_events = keep_events,
+                      .latency_overrides = latency_overrides};
   out.launch = estimate_launch(launch);
   out.line_time = attribute_lines(launch, out.launch, [&](const std::string& path) { return source_key(here(path)); });
   if (out.launch.classes > 1) out.values["cost.launch"] = saturated_count(out.launch.launch_cost);

@@ -364,7 +364,14 @@ LaunchEstimate estimate_launch(const LaunchInputs& in) {
     for (auto& f : flows) reweigh(loops, f);
   };
   auto replay = [&](bool keep) {
-    TimelineInputs t{in.listing, &flows, &loops, in.lines, in.tileir, latency, in.tensor_macs_hint, keep};
+    TimelineInputs t{.listing = in.listing,
+                     .flows = &flows,
+                     .loops = &loops,
+                     .lines = in.lines,
+                     .tileir = in.tileir,
+                     .latency = latency,
+                     .tensor_macs_hint = in.tensor_macs_hint,
+                     .keep_events = keep};
     return replay_block(t);
   };
   auto cost_of = [&](const BlockClass* cls) {
