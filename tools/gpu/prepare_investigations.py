@@ -67,7 +67,8 @@ sys.path.insert(0, str(TOP / "tools"))
 import cuda.tile as ct  # noqa: E402
 
 import gate_launch as gl  # noqa: E402
-from prepare_timing import Store, cmake_cache, manifest_head, registrations, rel, tool_env  # noqa: E402
+from prepare_timing import (Store, cmake_cache, manifest_head, registrations, rel, timing_side,  # noqa: E402
+                            tool_env)
 from tileperf_dump import get_config, load_kernel_module, paths  # noqa: E402
 from tileperf_dump import variants as V  # noqa: E402
 from tileperf_dump.records import signature_record  # noqa: E402
@@ -197,24 +198,11 @@ def side_spec(*, store: Store, source_bytes: bytes, file_name: str, cubin_path: 
     problem = config.problem
     if problem is None or callable(problem):
         problems.append("the configuration declares no plain problem to launch")
-    spec = {
-        "source": store.source(source_bytes, file_name),
-        "source_sha256": gl.sha256(source_bytes),
-        "bytecode": store.blob(bytecode, "tileirbc"),
-        "bytecode_sha256": gl.sha256(bytecode),
-        "cubin": store.blob(cubin, "cubin"),
-        "cubin_sha256": gl.sha256(cubin),
-        "cubin_bytes": len(cubin),
-        "gate_cubin": rel(cubin_path),
-        "gate_metrics": gate_metrics,
-        "origin": origin,
-        "signature": gl.describe_signature(sig),
-        "kernel_params": params,
-        "problem": None if problem is None or callable(problem) else {
-            "grid": list(problem.grid_dims), "sizes": dict(problem.sizes),
-            "trips": {k: getattr(v, "trips", v) for k, v in dict(problem.trips).items()}},
-        "problems": problems,
-    }
+    spec = timing_side(store, source_bytes, file_name, bytecode, cubin, cubin_path, gate_metrics, origin, sig, params,
+                     None if problem is None or callable(problem) else {
+                         "grid": list(problem.grid_dims), "sizes": dict(problem.sizes),
+                         "trips": {k: getattr(v, "trips", v) for k, v in dict(problem.trips).items()}},
+                     problems)
     if adjust is not None:
         spec["adjust"] = adjust
     return spec

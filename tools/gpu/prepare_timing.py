@@ -208,22 +208,34 @@ def prepare_role(*, role: str, store: Store, source_now: bytes, file_name: str, 
         problems.append(f"the cubin's ELF headers span {gl.cubin_image_extent(cubin)} bytes, "
                         f"the file has {len(cubin)}")
     problem = cfg.problem
+    return timing_side(store, source_now, file_name, bytecode, cubin, cubin_path,
+                     rel(paths.in_kernel_dir(gate_dir, "metrics", config, arch)), origin, sig, params,
+                     None if problem is None else {
+                         "grid": list(problem.grid_dims), "sizes": dict(problem.sizes),
+                         "trips": dict(problem.trips)},
+                     problems)
+
+
+def timing_side(store, source: bytes, file_name: str, bytecode: bytes, cubin: bytes, cubin_path: Path,
+              gate_metrics, origin: dict, sig, params, problem, problems: list) -> dict:
+    """One side of a timing row as the manifest keeps it: the carried kernel
+    source, bytecode and cubin (with their SHA-256), where the gate's cubin
+    and metrics lie, how the cubin was had, the signature, the kernel's
+    parameters, the problem and what is wrong with any of it."""
     return {
-        "source": store.source(source_now, file_name),
-        "source_sha256": gl.sha256(source_now),
+        "source": store.source(source, file_name),
+        "source_sha256": gl.sha256(source),
         "bytecode": store.blob(bytecode, "tileirbc"),
         "bytecode_sha256": gl.sha256(bytecode),
         "cubin": store.blob(cubin, "cubin"),
         "cubin_sha256": gl.sha256(cubin),
         "cubin_bytes": len(cubin),
         "gate_cubin": rel(cubin_path),
-        "gate_metrics": rel(paths.in_kernel_dir(gate_dir, "metrics", config, arch)),
+        "gate_metrics": gate_metrics,
         "origin": origin,
         "signature": gl.describe_signature(sig),
         "kernel_params": params,
-        "problem": None if problem is None else {
-            "grid": list(problem.grid_dims), "sizes": dict(problem.sizes),
-            "trips": dict(problem.trips)},
+        "problem": problem,
         "problems": problems,
     }
 
