@@ -43,10 +43,6 @@ class Plan:
     changes: dict = dataclasses.field(default_factory=dict)
 
 
-def _roots() -> tuple[str, ...]:
-    return tuple(sorted({str(Path(p)) for p in sys.path if p and p.endswith("-packages")}, key=len, reverse=True))
-
-
 def _hints(signature: dict) -> dict:
     """The hints of an export's signature record ("hints.occupancy": "2"), as
     values: an int, None where unset, the text where it is per target."""
@@ -57,7 +53,7 @@ def _hints(signature: dict) -> dict:
     return out
 
 
-def _plans(config, signature: dict, census: V.Census, kinds: set[str], roots: tuple[str, ...]) -> list[Plan]:
+def _plans(config, signature: dict, census: V.Census, kinds: set[str]) -> list[Plan]:
     hints = _hints(signature)
     bytecode_version = str((signature or {}).get("bytecode_version", "13.4"))
     plans: list[Plan] = []
@@ -65,13 +61,13 @@ def _plans(config, signature: dict, census: V.Census, kinds: set[str], roots: tu
     if "isolate" in kinds:
         for site, ops in sites[:MAX_SITES]:
             names = ", ".join(f"{op} x{n}" if n > 1 else op for op, n in sorted(ops.items()))
-            plans.append(Plan("isolate", f"{names} -> {V.CHEAP[site.cls]}", V.where_text(site.file, site.line, roots),
+            plans.append(Plan("isolate", f"{names} -> {V.CHEAP[site.cls]}", V.where_text(site.file, site.line),
                               changes={"class": site.cls, "ops": ops, "site": [site.file, site.line]},
                               emit=("isolate", site)))
     if "exp2" in kinds:
         for site, ops in sites:
             if site.cls == "transcendental" and "exp" in ops:
-                plans.append(Plan("exp2", "exp(x) -> exp2(x * log2(e))", V.where_text(site.file, site.line, roots),
+                plans.append(Plan("exp2", "exp(x) -> exp2(x * log2(e))", V.where_text(site.file, site.line),
                                   changes={"site": [site.file, site.line]}, emit=("exp2", site)))
     if "token_order" in kinds:
         plans.append(Plan("token_order", "cuTile's token ordering off (CUDA_TILE_TESTING_DISABLE_TOKEN_ORDER=1)",
@@ -166,10 +162,9 @@ def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_vers
     base = _export(module, config, name, arch_name, bytecode_version, None, [], census)
     if not base.bytecode:
         raise SystemExit(f"{source}: CONFIGS[{name!r}] does not export for {arch_name}: {_error_text(base.problem_error)}")
-    roots = _roots()
     listing = {"format": FORMAT, "source": str(Path(source).resolve()), "config": name, "arch": arch_name,
                "base": _write(out, "base", module, base, name, bytecode_version),
-               "sites": [{"class": s.cls, "where": V.where_text(s.file, s.line, roots), "ops": ops}
+               "sites": [{"class": s.cls, "where": V.where_text(s.file, s.line), "ops": ops}
                          for s, ops in sorted(census.ops.items())],
                "tuning_arguments": V.tuning_arguments(config, base.signature), "hints": _hints(base.signature),
                "variants": []}
@@ -179,7 +174,7 @@ def investigate(source: str, name: str, arch_name: str, out: Path, bytecode_vers
     elif not listing["tuning_arguments"]:
         listing["tuning_note"] = ("no argument of the function that builds the configuration sets a "
                                   "constant of the kernel: only the hints are explored")
-    for index, plan in enumerate(_plans(config, base.signature, census, set(kinds), roots), 1):
+    for index, plan in enumerate(_plans(config, base.signature, census, set(kinds)), 1):
         row = {"id": f"v{index:02d}", "kind": plan.kind, "what": plan.what, "where": plan.where,
                "changes": plan.changes}
         replaced: list[str] = []

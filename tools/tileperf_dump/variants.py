@@ -303,16 +303,17 @@ def hint_neighbours(hints: dict[str, Any], bytecode_version: str = "13.4") -> li
     return tried
 
 
-def where_text(file: str, line: int, roots: tuple[str, ...] = ()) -> str:
-    """``gelu.py:21``; a file under one of ``roots`` (a library's site
-    folder) by its path there (``flashinfer/norm.py:88``)."""
+def where_text(file: str, line: int) -> str:
+    """``gelu.py:21``, or ``flashinfer/norm.py:88`` for a module of a package:
+    the file keyed by the path from the folder above its top-level package,
+    as the check keys a cubin's source lines (``source_key``)."""
     path = Path(file)
-    for root in roots:
-        try:
-            return f"{path.relative_to(root)}:{line}"
-        except ValueError:
-            continue
-    return f"{path.name}:{line}"
+    parts = [path.name]
+    folder = path.parent
+    while len(parts) <= 64 and (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return f"{'/'.join(parts)}:{line}"
 
 
 def describe_hints(hints: dict[str, Any]) -> str:
