@@ -365,4 +365,10 @@ int arch_number(std::string_view arch) {
   return n;
 }
 
+bool is_global_access(std::string_view opcode) {
+  std::string_view base = base_opcode(opcode);
+  return base == "LDG" || base == "STG" || base == "LD" || base == "ST" || base == "ATOM" || base == "ATOMG" ||
+         base == "RED" || base == "REDG";
+}
+
 }  // namespace tileperf

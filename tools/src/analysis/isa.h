@@ -84,6 +84,11 @@ std::int64_t mma_shape_macs(std::string_view opcode);
 // (.64, .128, .U8, .S16, ...), 4 otherwise.
 int access_bytes(std::string_view opcode);
 
+// A load, store or atomic of global memory by one warp's threads (LDG, STG,
+// generic LD/ST, ATOM/ATOMG, RED/REDG): what the SASS moves when there is no
+// TileIR to count tiles from.
+bool is_global_access(std::string_view opcode);
+
 // The threads of a warp, each a lane of every warp instruction.
 inline constexpr double kWarpLanes = 32;
 

@@ -23,13 +23,6 @@ std::string trimmed(std::string text) {
   return text.size() > 120 ? text.substr(0, 117) + "..." : text;
 }
 
-// "gelu.py:21" -> ("gelu.py", 21); line 0 when it has none.
-std::pair<std::string, int> split_line(const std::string& key) {
-  auto colon = key.rfind(':');
-  if (colon == std::string::npos) return {key, 0};
-  return {key.substr(0, colon), std::atoi(key.c_str() + colon + 1)};
-}
-
 struct Numbered {
   int line = 0;
   std::string key, text;
@@ -153,24 +146,36 @@ std::string source_key(const std::string& path) {
   return key;
 }
 
+std::pair<std::string, int> split_line(const std::string& key) {
+  auto colon = key.rfind(':');
+  if (colon == std::string::npos) return {key, 0};
+  return {key.substr(0, colon), std::atoi(key.c_str() + colon + 1)};
+}
+
+std::string LineKeys::of(const std::string& function, std::uint64_t address) {
+  if (lines_.empty()) return "";
+  auto at = lines_.find(function, address);
+  if (!at) return "";
+  auto [it, fresh] = keys_.try_emplace(at->file);
+  if (fresh) {
+    std::string path = here_ ? here_(at->file) : at->file;
+    it->second = source_key(path);
+    paths_.emplace(it->second, path);
+  }
+  return fmt::format("{}:{}", it->second, at->line);
+}
+
 LineCounts count_source_lines(const SassListing& sass, const LineTable& lines,
                               const std::function<std::string(const std::string&)>& here) {
   LineCounts out;
-  if (lines.empty()) return out;
-  std::map<std::string, std::string> keys;  // the table's path -> its key, each path resolved once
+  LineKeys keys(lines, here);
   for (const auto& f : sass.functions) {
     for (std::size_t i = 0; i < f.padding_begin && i < f.instructions.size(); ++i) {
-      auto at = lines.find(f.name, f.instructions[i].address);
-      if (!at) continue;
-      auto [it, fresh] = keys.try_emplace(at->file);
-      if (fresh) {
-        std::string path = here ? here(at->file) : at->file;
-        it->second = source_key(path);
-        out.paths.emplace(it->second, path);
-      }
-      ++out.counts[fmt::format("{}:{}", it->second, at->line)];
+      std::string line = keys.of(f.name, f.instructions[i].address);
+      if (!line.empty()) ++out.counts[line];
     }
   }
+  out.paths = keys.paths();
   return out;
 }
 

@@ -7,12 +7,34 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "readers/line_table.h"
 #include "readers/sass.h"
 
 namespace tileperf {
+
+// The key ("gelu.py:21") of the line the table gives an instruction, each
+// file's key (source_key of where `here` says it lies) made once.
+class LineKeys {
+ public:
+  explicit LineKeys(const LineTable& lines, std::function<std::string(const std::string&)> here = {})
+      : lines_(lines), here_(std::move(here)) {}
+  // "" where the table gives the instruction no line.
+  std::string of(const std::string& function, std::uint64_t address);
+  // Each key's file -> where it lies, of the files met so far.
+  const std::map<std::string, std::string>& paths() const { return paths_; }
+
+ private:
+  const LineTable& lines_;
+  std::function<std::string(const std::string&)> here_;
+  std::map<std::string, std::string> keys_;  // the table's path -> its key
+  std::map<std::string, std::string> paths_;
+};
+
+// "gelu.py:21" -> ("gelu.py", 21); line 0 when it has none.
+std::pair<std::string, int> split_line(const std::string& key);
 
 // "gelu.py:21" -> instructions, padding excluded. Each file is keyed by the
 // path of its module (source_key), so that clones in other folders count

@@ -4,10 +4,7 @@
 // compile_batch.h).
 #include <CLI/CLI.hpp>
 
-#include <unistd.h>
-
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -27,20 +24,6 @@
 namespace tileperf {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// TILEPERF_JOBS, else the number of cores.
-int default_jobs() {
-  if (const char* v = std::getenv("TILEPERF_JOBS"); v && *v) {
-    if (auto n = parse_count(v, 1024); n && *n > 0) return static_cast<int>(*n);
-    throw UsageError(fmt::format("TILEPERF_JOBS={}: expected a number of processes from 1 to 1024", v));
-  }
-  long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return cores > 0 ? static_cast<int>(cores) : 1;
-}
-
-}  // namespace
 
 int run_batch(const Args& args) {
   CLI::App app(

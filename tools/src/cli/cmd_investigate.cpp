@@ -3,8 +3,6 @@
 // the launch estimate, with what each kind of experiment says.
 #include <CLI/CLI.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -76,17 +74,14 @@ int run_investigate(const Args& args) {
   app.add_option("--build-dir", build_dir, "the build folder whose run to investigate")->capture_default_str();
   app.add_option("--kinds", kinds,
                  "the variant kinds, comma-separated (isolate,exp2,token_order,hint,tune; default all)");
-  app.add_option("--jobs", jobs, "tileiras processes at a time (default: the cores)");
+  app.add_option("--jobs", jobs, "tileiras processes at a time (default: TILEPERF_JOBS, else the cores)");
   app.add_flag("--json", json_out, "print the investigations as JSON (format tileperf-investigation/1)");
   if (parse_args(app, args)) return kExitOk;
   auto record = run_record_near(build_dir);
   if (!record || record->work_dir.empty()) {
     throw UsageError(fmt::format("{}: no run record: configure and run the tests once (ctest) first", build_dir));
   }
-  if (jobs <= 0) {
-    long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
-    jobs = cores > 0 ? static_cast<int>(cores) : 1;
-  }
+  if (jobs <= 0) jobs = default_jobs();
   std::vector<Chosen> tests;
   for (const auto& n : names) {
     auto more = chosen_tests(n, record->work_dir);

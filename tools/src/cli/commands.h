@@ -38,4 +38,8 @@ int run_investigate(const Args& args);
 // exits 0); bad arguments throw UsageError.
 bool parse_args(CLI::App& app, const Args& args);
 
+// Processes at a time for a batch of tools: TILEPERF_JOBS (1 to 1024,
+// UsageError otherwise), else the number of cores.
+int default_jobs();
+
 }  // namespace tileperf

@@ -175,7 +175,7 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
                       .keep_events = keep_events,
                       .latency_overrides = latency_overrides};
   out.launch = estimate_launch(launch);
-  out.line_time = attribute_lines(launch, out.launch, [&](const std::string& path) { return source_key(here(path)); });
+  out.line_time = attribute_lines(launch, out.launch, here);
   if (out.launch.classes > 1) out.values["cost.launch"] = saturated_count(out.launch.launch_cost);
   out.values.merge(launch_metrics(out.launch));
   for (const auto& note : out.launch.notes) out.notes.push_back(note);

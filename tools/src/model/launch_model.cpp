@@ -19,12 +19,6 @@ constexpr double kRegisterUnit = 256;  // registers per warp are allocated in un
 constexpr double kSchedulers = 4;      // warp instructions issued per clock per SM
 constexpr double kL1Bytes = 128;       // L1/shared bytes per clock per SM
 
-bool is_global_access(const std::string& op) {
-  std::string_view base = base_opcode(op);
-  return base == "LDG" || base == "STG" || base == "LD" || base == "ST" || base == "ATOM" || base == "ATOMG" ||
-         base == "RED" || base == "REDG";
-}
-
 // Per grid block: tile bytes loaded and stored, times how often each
 // operation runs (tile_memory_runs).
 void tile_traffic(const LaunchInputs& in, const BlockClass* cls, double& loads, double& stores) {

@@ -14,33 +14,6 @@ namespace {
 
 using Pipes = std::map<std::string, double>;
 
-// The line an instruction comes from, "" where the table has none.
-class LineKeys {
- public:
-  LineKeys(const LineTable* table, const std::function<std::string(const std::string&)>& key)
-      : table_(table), key_(key) {}
-
-  std::string of(const std::string& function, std::uint64_t address) {
-    if (!table_ || table_->empty()) return "";
-    auto at = table_->find(function, address);
-    if (!at) return "";
-    auto [it, fresh] = keys_.try_emplace(at->file);
-    if (fresh) it->second = key_ ? key_(at->file) : source_key(at->file);
-    return it->second + ":" + std::to_string(at->line);
-  }
-
- private:
-  const LineTable* table_;
-  const std::function<std::string(const std::string&)>& key_;
-  std::map<std::string, std::string> keys_;
-};
-
-bool is_global(const std::string& op) {
-  std::string_view base = base_opcode(op);
-  return base == "LDG" || base == "STG" || base == "LD" || base == "ST" || base == "ATOM" || base == "ATOMG" ||
-         base == "RED" || base == "REDG";
-}
-
 // What each line adds to the limiting term over the mean block.
 std::map<std::string, double> line_amounts(const LaunchInputs& in, const LaunchEstimate& e, LineKeys& keys,
                                            std::string& term) {
@@ -60,6 +33,7 @@ std::map<std::string, double> line_amounts(const LaunchInputs& in, const LaunchE
   }
   CostModel model(in.listing->arch, in.tensor_macs_hint);
   std::string pipe = e.limit == "tensor" ? "tensor_macs" : e.limit;
+  Pipes pipes;  // one instruction's
   if (memory)
     term = "global memory bytes (SASS loads and stores)";
   else if (e.limit == "latency")
@@ -76,11 +50,11 @@ std::map<std::string, double> line_amounts(const LaunchInputs& in, const LaunchE
         std::string line = keys.of(f.graph.function->name, insn.address);
         if (line.empty()) continue;
         if (memory) {
-          if (is_global(insn.opcode)) amount[line] += weight * access_bytes(insn.opcode);
+          if (is_global_access(insn.opcode)) amount[line] += weight * access_bytes(insn.opcode);
         } else if (e.limit == "latency") {
           amount[line] += weight;
         } else {
-          Pipes pipes;
+          pipes.clear();
           add_pipes(insn, model, in.tensor_macs_hint, weight, pipes);
           if (auto it = pipes.find(pipe); it != pipes.end()) amount[line] += it->second;
         }
@@ -109,14 +83,16 @@ void attribute_loops(const LaunchInputs& in, LineKeys& keys, LineAttribution& ou
           std::string line = keys.of(f.graph.function->name, insn.address);
           Pipes& p = by_line[line.empty() ? "?" : line];
           add_pipes(insn, model, in.tensor_macs_hint, 1, p);
-          add_pipes(insn, model, in.tensor_macs_hint, 1, all);
           p["instructions"] += 1;
         }
+      }
+      for (const auto& [line, p] : by_line) {
+        for (const auto& [pipe, cycles] : p) all[pipe] += cycles;
       }
       std::string busiest;
       double most = -1;
       for (const auto& [pipe, cycles] : all) {
-        if (pipe != "tensor_macs" && cycles > most) {
+        if (pipe != "tensor_macs" && pipe != "instructions" && cycles > most) {
           most = cycles;
           busiest = pipe;
         }
@@ -136,10 +112,11 @@ void attribute_loops(const LaunchInputs& in, LineKeys& keys, LineAttribution& ou
 }  // namespace
 
 LineAttribution attribute_lines(const LaunchInputs& in, const LaunchEstimate& e,
-                                const std::function<std::string(const std::string&)>& key) {
+                                const std::function<std::string(const std::string&)>& here) {
   LineAttribution out;
   if (!in.flows || !in.listing) return out;
-  LineKeys keys(in.lines, key);
+  static const LineTable kNoLines;
+  LineKeys keys(in.lines ? *in.lines : kNoLines, here);
   attribute_loops(in, keys, out);
   if (e.limit.empty() || e.limit == "launch") {
     out.term = "launch overhead (no line's)";

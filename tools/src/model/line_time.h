@@ -47,10 +47,11 @@ struct LineAttribution {
   std::vector<std::vector<LoopLineCycles>> loop_lines;
 };
 
-// `key` gives a line-table path's key ("gelu.py", "flashinfer/norm.py");
-// a TileIR location's path is keyed by source_key.
+// Lines are keyed as count_source_lines keys them (`here`: where a path the
+// line table names lies on this machine); a TileIR location's path by
+// source_key.
 LineAttribution attribute_lines(const LaunchInputs& in, const LaunchEstimate& e,
-                                const std::function<std::string(const std::string&)>& key);
+                                const std::function<std::string(const std::string&)>& here = {});
 
 // Each moved line's share of the current estimate and its time, where the
 // attribution has the line.

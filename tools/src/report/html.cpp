@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/source_lines.h"
 #include "report/formats.h"
 #include "report/html_assets.h"
 #include "report/investigation_text.h"
@@ -222,11 +223,7 @@ std::string source_view(const TestView& t) {
   const auto& a = t.timeline.at("line_time");
   auto lines = a.value("lines", nlohmann::json::array());
   if (!lines.is_array() || lines.empty()) return "";
-  auto number = [](const nlohmann::json& l) {
-    std::string key = l.value("line", "");
-    auto colon = key.rfind(':');
-    return std::make_pair(key.substr(0, colon), colon == std::string::npos ? 0 : std::atoi(key.c_str() + colon + 1));
-  };
+  auto number = [](const nlohmann::json& l) { return split_line(l.value("line", "")); };
   std::vector<nlohmann::json> sorted(lines.begin(), lines.end());
   std::sort(sorted.begin(), sorted.end(),
             [&](const nlohmann::json& x, const nlohmann::json& y) { return number(x) < number(y); });

@@ -15,8 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string time_text(double ns) { return format_time_ns(ns); }
-
 // "-38.2%", "0.0%" for a change under 0.05%.
 std::string change_text(double change) {
   return std::abs(change) < 5e-4 ? "0.0%" : fmt::format("{:+.1f}%", 100 * change);
@@ -99,8 +97,8 @@ std::vector<std::string> findings(const nlohmann::json& j, const std::string& co
                                 "what computes only that goes too"
                               : "";
       out.push_back(fmt::format("`{}`{}: {} (isolated: {} -> {}{}; limited by {}{})", names, at(r), share,
-                                time_text(base_ns), time_text(r["time_ns"].get<double>()), mufu, r.value("limit", ""),
-                                bound));
+                                format_time_ns(base_ns), format_time_ns(r["time_ns"].get<double>()), mufu,
+                                r.value("limit", ""), bound));
     } else if (kind == "exp2") {
       out.push_back(fmt::format("exp as exp2{}: {} estimated", at(r), change_text(change)));
     } else if (kind == "token_order") {
@@ -203,7 +201,7 @@ std::string investigation_text(const nlohmann::json& j) {
   std::string out = fmt::format(
       "{}: estimated {} (limited by {}), {} registers; {} variant(s) in {:.1f} s (export {:.1f} s, compile {:.1f} s "
       "with {} from the cache, estimate {:.1f} s)\n",
-      j["test"].get<std::string>(), time_text(base["time_ns"].get<double>()), base.value("limit", ""),
+      j["test"].get<std::string>(), format_time_ns(base["time_ns"].get<double>()), base.value("limit", ""),
       base["regs"].get<std::int64_t>(), j["variants"].size(), j["seconds"]["all"].get<double>(),
       j["seconds"]["export"].get<double>(), j["seconds"]["compile"].get<double>(), j["cached"].get<std::size_t>(),
       j["seconds"]["estimate"].get<double>());
@@ -217,7 +215,7 @@ std::string investigation_text(const nlohmann::json& j) {
       continue;
     }
     out += fmt::format("  {:>3}  {:>10}  {:>7}  {:>4}  {:>4}  {:<10}  {:<11}  {}\n", r["rank"].get<int>(),
-                       time_text(r["time_ns"].get<double>()), change_text(r["change"].get<double>()),
+                       format_time_ns(r["time_ns"].get<double>()), change_text(r["change"].get<double>()),
                        r["regs"].get<std::int64_t>(), r["blocks_per_sm"].get<std::int64_t>(), r.value("limit", ""),
                        r["kind"].get<std::string>(), what);
   }
@@ -249,8 +247,9 @@ std::string investigation_html(const nlohmann::json& j) {
     }
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        r.value("rank", 0), time_text(r.value("time_ns", 0.0)), change_text(r.value("change", 0.0)), r.value("regs", 0),
-        r.value("blocks_per_sm", 0), html_escape(r.value("limit", "")), html_escape(r.value("kind", "")), what);
+        r.value("rank", 0), format_time_ns(r.value("time_ns", 0.0)), change_text(r.value("change", 0.0)),
+        r.value("regs", 0), r.value("blocks_per_sm", 0), html_escape(r.value("limit", "")),
+        html_escape(r.value("kind", "")), what);
   }
   out += fmt::format("</table>\n<p>{} figures: {}</p></section>\n",
                      html_escape(j.value("standing", nlohmann::json::object()).value("part", "")),
