@@ -14,6 +14,8 @@
 #include "metrics/measure.h"
 #include "readers/sass.h"
 #include "support/json_input.h"
+#include "report/launch_picture.h"
+#include "metrics/model_metrics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

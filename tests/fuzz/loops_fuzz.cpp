@@ -5,6 +5,7 @@
 #include "fuzz_input.h"
 #include "analysis/loops.h"
 #include "readers/sass.h"
+#include "metrics/model_metrics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;
@@ -16,6 +17,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     problem.grid = {1024, 8};
     problem.blocks = 8192;
     LoopAnalysis analysis = analyze_loops(listing, LoopOptions{nullptr, &problem, 4096});
-    loop_metrics(analysis, &problem);
+    loop_metrics(analysis);
   });
 }

@@ -8,6 +8,7 @@
 #include "model/timeline.h"
 #include "fuzz_input.h"
 #include "readers/sass.h"
+#include "report/launch_picture.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tileperf;

@@ -20,6 +20,8 @@
 #include "readers/line_table.h"
 #include "readers/resusage.h"
 #include "support/json_input.h"
+#include "report/launch_picture.h"
+#include "metrics/model_metrics.h"
 
 using namespace tileperf;
 using namespace tileperf::testing;
@@ -327,6 +329,9 @@ BOOST_AUTO_TEST_CASE(the_captured_matmul_is_tensor_bound_one_block_per_sm_in_32_
   BOOST_TEST(metrics.at("launch.blocks_per_sm") == 1);
   BOOST_TEST(metrics.at("loop.main.overlap_pct") == 100);
   BOOST_TEST(metrics.count("cost.limit." + e.limit) == 1u);
+  // The cost model's cycles of every block: one class, the block's times 4096.
+  BOOST_TEST(metrics.at("cost.launch") == std::llround(m.loops.block_cost * 4096));
+  BOOST_TEST(m.values.at("cost.launch") == metrics.at("cost.launch"));
   BOOST_TEST(describe_launch(e).find("tensor-bound: 1 block(s)/SM (registers), 32 wave(s)") != std::string::npos);
 }
 

@@ -371,4 +371,13 @@ bool is_global_access(std::string_view opcode) {
          base == "RED" || base == "REDG";
 }
 
+bool is_copy_load(std::string_view opcode) {
+  return base_opcode(opcode) == "UTMALDG" || opcode.rfind("UBLKCP.S.G", 0) == 0;
+}
+
+bool is_copy_store(std::string_view opcode) {
+  std::string_view base = base_opcode(opcode);
+  return base == "UTMASTG" || base == "UTMAREDG" || opcode.rfind("UBLKCP.G.S", 0) == 0 || base == "UBLKRED";
+}
+
 }  // namespace tileperf

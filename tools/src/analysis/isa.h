@@ -89,6 +89,12 @@ int access_bytes(std::string_view opcode);
 // TileIR to count tiles from.
 bool is_global_access(std::string_view opcode);
 
+// A copy from global into shared memory by the copy engine (a TMA load,
+// UTMALDG, or a bulk copy, UBLKCP.S.G), and one out of shared memory (a TMA
+// store or reduction, a bulk copy or reduction to global).
+bool is_copy_load(std::string_view opcode);
+bool is_copy_store(std::string_view opcode);
+
 // The threads of a warp, each a lane of every warp instruction.
 inline constexpr double kWarpLanes = 32;
 

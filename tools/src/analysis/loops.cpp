@@ -605,57 +605,6 @@ void reweigh(const LoopAnalysis& analysis, FunctionFlow& f) {
   }
 }
 
-std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& analysis, const Problem* problem) {
-  std::map<std::string, std::int64_t> m;
-  std::int64_t count = 0, spin = 0, depth = 0;
-  LoopInfo all;  // every loop body but the retry loops', summed
-  for (const auto& l : analysis.loops) {
-    if (l.spin) {
-      ++spin;
-      continue;
-    }
-    ++count;
-    depth = std::max<std::int64_t>(depth, l.depth);
-    all.stall_cycles += l.stall_cycles;
-    all.instructions += l.instructions;
-    all.waits += l.waits;
-    all.mma += l.mma;
-    all.mufu += l.mufu;
-    all.loads += l.loads;
-    all.stores += l.stores;
-    all.async_copies += l.async_copies;
-    all.fp64 += l.fp64;
-  }
-  m["loop.count"] = count;
-  m["loop.spin"] = spin;
-  m["loop.max_depth"] = depth;
-  auto body_metrics = [&m](const std::string& prefix, const LoopInfo& l) {
-    m[prefix + "ii"] = l.stall_cycles;
-    m[prefix + "instructions"] = l.instructions;
-    m[prefix + "waits"] = l.waits;
-    m[prefix + "mma"] = l.mma;
-    m[prefix + "mufu"] = l.mufu;
-    m[prefix + "loads"] = l.loads;
-    m[prefix + "stores"] = l.stores;
-    m[prefix + "async_copies"] = l.async_copies;
-    m[prefix + "fp64"] = l.fp64;
-  };
-  body_metrics("loop.all.", all);
-  if (analysis.main >= 0) {
-    const LoopInfo& main = analysis.loops[static_cast<std::size_t>(analysis.main)];
-    body_metrics("loop.main.", main);
-    m["loop.main.depth"] = main.depth;
-    m["loop.main.trips"] = saturated_count(main.trips);
-    m["loop.main.cost"] = saturated_count(main.cost);
-    for (const auto& [op, n] : main.opcodes) m["loop.main.opcode." + op] = n;
-  }
-  m["cost.block"] = saturated_count(analysis.block_cost);
-  std::int64_t blocks = problem && problem->blocks > 0 ? problem->blocks : 1;
-  m["cost.launch"] = saturated_count(analysis.block_cost * static_cast<double>(blocks));
-  m["cost.unclassified"] = analysis.unclassified;
-  return m;
-}
-
 // The loop whose picture goes beside the main loop's: the one with the
 // most copies issued by warps that do not run the main loop (the producer of
 // a warp-specialised pipeline), if any.

@@ -185,13 +185,6 @@ void reweigh(const LoopAnalysis& analysis, FunctionFlow& flow);
 LoopAnalysis analyze_loops(const SassListing& listing, const LoopOptions& options,
                            std::vector<FunctionFlow>* flows = nullptr);
 
-// loop.count, loop.spin, loop.max_depth, loop.main.* (the main loop's
-// body), loop.all.* (every loop body but the retry loops', summed: the
-// producer loop of a warp-specialised pipeline too), cost.block,
-// cost.launch (per-block cost times the problem's blocks; one block
-// without a problem), cost.unclassified.
-std::map<std::string, std::int64_t> loop_metrics(const LoopAnalysis& analysis, const Problem* problem);
-
 // The loop drawn beside the main loop: the one with the most copies
 // issued by warps that do not run the main loop (the producer of a
 // warp-specialised pipeline); -1 when there is none.

@@ -24,6 +24,8 @@
 #include "metrics/tool_outputs.h"
 #include "report/comparison_text.h"
 #include "report/investigation_text.h"
+#include "report/launch_picture.h"
+#include "report/timeline_record.h"
 #include "results/edits.h"
 #include "results/result.h"
 #include "results/run_record.h"
@@ -182,37 +184,6 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const CompileS
   return std::move(compiled.outputs);
 }
 
-// What the reports draw of the main loop (and of the producer loop beside
-// it): the launch estimate's line and the replay of one steady iteration.
-nlohmann::json timeline_record(const Measurement& m) {
-  nlohmann::json loops = nlohmann::json::array();
-  auto add = [&](int index, const char* role) {
-    if (index < 0) return;
-    auto it = m.launch.timeline.loops.find(static_cast<std::size_t>(index));
-    if (it == m.launch.timeline.loops.end()) return;
-    const LoopInfo& l = m.loops.loops[static_cast<std::size_t>(index)];
-    nlohmann::json j = timeline_json(it->second);
-    j["role"] = role;
-    j["loop"] = loop_name(l);
-    j["warps"] = format_warps(l.warps);
-    if (l.lines) j["lines"] = format_lines(*l.lines);
-    if (std::string(role) == "main") j["overlap_pct"] = std::lround(100 * std::max(0.0, m.launch.overlap));
-    loops.push_back(std::move(j));
-  };
-  add(m.loops.main, "main");
-  add(producer_loop(m.loops), "producer");
-  nlohmann::json record = {{"format", "tileperf-timeline/1"}, {"launch", describe_launch(m.launch)}, {"loops", loops}};
-  if (auto occupancy = occupancy_json(m.launch); !occupancy.is_null()) record["sm_occupancy"] = std::move(occupancy);
-  record["line_time"] = line_time_json(m.line_time);
-  std::map<std::string, std::int64_t> attributed;
-  for (const auto& l : m.line_time.lines) attributed[l.line] = 0;
-  auto texts = line_texts(attributed, m.lines.paths);
-  for (auto& l : record["line_time"]["lines"]) {
-    if (auto it = texts.find(l["line"].get<std::string>()); it != texts.end()) l["text"] = it->second;
-  }
-  return record;
-}
-
 Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohmann::json& dump, TestResult& result,
                 CheckSeen& seen) {
   const auto& archs = tools.architectures;
@@ -243,8 +214,7 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   auto problem = problem_from_record(dump, o.dump_info);
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr, true);
   result.launch = describe_launch(measured.launch);
-  write_file_atomic(prefixed_file(o.prefix(), FileKind::kTimeline), timeline_record(measured).dump(1) + "\n",
-                    Durability::kRenamed);
+  write_timeline_record(o.prefix(), measured);
   m.values = std::move(measured.values);
   result.notes.insert(result.notes.begin(), measured.notes.begin(), measured.notes.end());
   seen.loops = std::move(measured.loops);

@@ -22,6 +22,7 @@
 #include "support/json_input.h"
 #include "support/text.h"
 #include "toolchain/cache_paths.h"
+#include "metrics/model_metrics.h"
 
 namespace tileperf {
 
@@ -158,7 +159,7 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
                       .computed = tileir ? &computed : nullptr};
   std::vector<FunctionFlow> flows;
   out.loops = analyze_loops(sass, options, &flows);
-  out.values.merge(loop_metrics(out.loops, problem));
+  out.values.merge(loop_metrics(out.loops));
   for (const auto& note : out.loops.notes) out.notes.push_back(note);
   LaunchInputs launch{.listing = &sass,
                       .flows = &flows,
@@ -176,7 +177,6 @@ Measurement measure(const ToolOutputs& outputs, const std::string& cubin, const 
                       .latency_overrides = latency_overrides};
   out.launch = estimate_launch(launch);
   out.line_time = attribute_lines(launch, out.launch, here);
-  if (out.launch.classes > 1) out.values["cost.launch"] = saturated_count(out.launch.launch_cost);
   out.values.merge(launch_metrics(out.launch));
   for (const auto& note : out.launch.notes) out.notes.push_back(note);
   for (auto& note : resource_notes(out.values)) out.notes.push_back(std::move(note));

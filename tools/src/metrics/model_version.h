@@ -1,6 +1,6 @@
 // The version of the model that turns a cubin's instructions into loop
-// costs and the launch estimate (analysis/: the loops and their trips, the
-// warp roles, the cost and launch models). Each baseline records the version
+// costs and the launch estimate (analysis/ and model/: the loops and their
+// trips, the warp roles, the cost and launch models). Each baseline records the version
 // that measured it, beside the toolchain; a check whose counts are its
 // baseline's but whose estimate moved under another version ends `model
 // changed`, never `regressed` or `improved`. Raise it with every change

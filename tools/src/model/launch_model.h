@@ -20,6 +20,14 @@
 //                            problem's arrays (the floor) against DRAM
 //   a launch                 launch overhead + max(waves, DRAM, L2)
 //
+// estimate_launch takes these as its steps, each a function of its own:
+// launch_shape (blocks, CTAs, resident CTAs), replay_latencies (the
+// architecture's, and where spills live), mean_block (the replay and pipes
+// of the launch's mean block: block_costs.h), one_class or by_class (each
+// class of blocks the skeleton counts, with its own trips), schedule (the
+// waves: block_schedule.h), memory_traffic, combine (the terms and the one
+// that limits the launch).
+//
 // Every constant is in the architecture table (arch_table.h, the rows of
 // tools/tileperf_dump/archs.json), with whether it was measured on the H200
 // (tools/gpu/calibrate.sh) or derived.
@@ -64,14 +72,14 @@ struct LaunchInputs {
 struct LaunchEstimate {
   const ArchSpec* spec = nullptr;
   std::int64_t threads = 0, warps = 0, cluster = 1, blocks = 1, ctas = 1;
-  std::int64_t resident = 0;                  // CTAs per SM
-  std::string occupancy_limit;                // registers, shared, threads, blocks
-  std::int64_t waves = 0;                     // of the schedule: the most blocks one SM ran, over its slots
-  std::int64_t classes = 1;                   // classes of blocks with counts of their own
-  double imbalance = 1;                       // the slowest block's time over the mean block's
-  double launch_cost = 0;                     // with classes: the cost model's cycles of all blocks (cost.launch)
-  double idle = 0;                            // share of the SMs' time with no block, 0..1
-  std::vector<std::vector<float>> occupancy;  // per SM, mean resident blocks over the launch (with keep_events)
+  std::int64_t resident = 0;                         // CTAs per SM
+  std::string occupancy_limit;                       // registers, shared, threads, blocks
+  std::int64_t waves = 0;                            // of the schedule: the most blocks one SM ran, over its slots
+  std::int64_t classes = 1;                          // classes of blocks with counts of their own
+  double imbalance = 1;                              // the slowest block's time over the mean block's
+  double launch_cost = 0;                            // the cost model's cycles of all blocks (cost.launch)
+  double idle = 0;                                   // share of the SMs' time with no block, 0..1
+  std::vector<std::vector<float>> occupancy;         // per SM, mean resident blocks over the launch (with keep_events)
   double tile_load_bytes = 0, tile_store_bytes = 0;  // per block (grid block, a cluster's tile)
   double l2_bytes = 0, dram_bytes = 0, floor_bytes = 0;
   double spill_traffic = 0;             // local-memory bytes per CTA that go to L2 (0 when L1 holds the spills)
@@ -94,36 +102,7 @@ struct LaunchEstimate {
 
 LaunchEstimate estimate_launch(const LaunchInputs& in);
 
-// Adds the cycles of one warp instruction on its pipe, per SM, times
-// `weight`, to `pipes` ("issue", "fma", "alu", "mufu", "fp64", "lsu", and
-// "tensor_macs": the multiply-accumulates, which the tensor rate turns into
-// cycles).
-void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t macs_hint, double weight,
-               std::map<std::string, double>& pipes);
-
-// How often each tile memory operation of in.tileir runs in one grid block:
-// as the skeleton counted it for the class `cls`, else the declared trips
-// of the `for` lines around it (the assumed count where none is declared).
-std::vector<double> tile_memory_runs(const LaunchInputs& in, const BlockClass* cls);
-
-// cost.time_ns (gated), loop.main.overlap_pct (gated), cost.term.*_ns, cost.limit.<term>, cost.dram_pct,
-// cost.block.latency_cycles, cost.block.throughput_cycles, launch.threads,
-// launch.cluster, launch.ctas, launch.blocks_per_sm, launch.waves,
-// launch.occupancy_pct, launch.occupancy_limit.<what>, launch.bytes.{l2,dram,floor}.
-std::map<std::string, std::int64_t> launch_metrics(const LaunchEstimate& e);
-
-// The SMs' occupancy over the launch as the reports draw it: at most
-// `rows` rows of SMs (each the mean of its SMs) by the schedule's columns,
-// each cell the percent of the resident slots in use; with the launch's
-// time, the slowest block over the mean and the idle share. Null without a
-// picture (the estimate was made without keep_events).
-nlohmann::json occupancy_json(const LaunchEstimate& e, std::size_t rows = 32);
-
 // The overlap of one loop's replay (see LaunchEstimate::overlap).
 double loop_overlap(const LoopTimeline& loop);
-
-// One line: "est. 352 us, latency-bound: 1 block/SM (registers), 249 waves,
-// DRAM 9% busy, L2 6%".
-std::string describe_launch(const LaunchEstimate& e);
 
 }  // namespace tileperf

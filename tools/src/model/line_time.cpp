@@ -7,6 +7,7 @@
 #include "analysis/isa.h"
 #include "analysis/source_lines.h"
 #include "analysis/warps.h"
+#include "model/block_costs.h"
 
 namespace tileperf {
 

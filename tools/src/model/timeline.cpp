@@ -19,13 +19,6 @@ using Index = std::size_t;
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
-bool is_copy_load(const std::string& op) { return base_opcode(op) == "UTMALDG" || starts_with(op, "UBLKCP.S.G"); }
-
-bool is_copy_store(const std::string& op) {
-  std::string_view base = base_opcode(op);
-  return base == "UTMASTG" || base == "UTMAREDG" || starts_with(op, "UBLKCP.G.S") || base == "UBLKRED";
-}
-
 bool is_warpgroup_mma(const std::string& op) {
   std::string_view base = base_opcode(op);
   return base.size() > 4 && base.substr(base.size() - 4) == "GMMA";
@@ -526,118 +519,6 @@ bool set_latency(Latencies& l, const std::string& name, double value) {
     }
   }
   return false;
-}
-
-char event_mark(const IssueEvent& e) {
-  const std::string& op = e.opcode;
-  OpClass c = op_class(op);
-  if (c == OpClass::kTensor) return 'M';
-  if (starts_with(op, "SYNCS.PHASECHK") || starts_with(op, "WARPGROUP.DEPBAR") || base_opcode(op) == "BAR" ||
-      base_opcode(op) == "DEPBAR") {
-    return 'B';
-  }
-  if (c == OpClass::kLoad || is_copy_load(op) || base_opcode(op) == "LDGSTS") return 'L';
-  if (c == OpClass::kStore || is_copy_store(op)) return 'S';
-  return '*';
-}
-
-namespace {
-
-std::string iteration_text(const IssueEvent& e, int steady);
-
-std::string wait_text(const IssueEvent& e, int steady) {
-  if (e.waited <= 0) return "";
-  std::string out = fmt::format("waits {:.0f} for {}", e.waited, e.waits_for);
-  if (e.waited_on != 0) {
-    out += fmt::format(" <- {:#06x} ({})", e.waited_on, iteration_text(e, steady));
-  } else if (e.waited_for_memory) {
-    out += " <- another warp's copies";
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
-// The replay shown: the middle of three iterations (both neighbours overlap
-// it), its first cycle and its length.
-struct Window {
-  int steady = 0;
-  double t0 = -1, span = 0;
-};
-
-Window steady_window(const LoopTimeline& loop) {
-  Window w;
-  for (const auto& e : loop.events) w.steady = std::max(w.steady, e.iteration);
-  w.steady = std::min(w.steady, 1);
-  double last = 0;
-  for (const auto& e : loop.events) {
-    if (e.iteration != w.steady) continue;
-    if (w.t0 < 0) w.t0 = e.issue - e.waited;
-    last = std::max(last, e.issue);
-  }
-  w.span = std::max(loop.cycles_per_iteration, last - w.t0 + 1);
-  return w;
-}
-
-std::string iteration_text(const IssueEvent& e, int steady) {
-  if (e.waited_on == 0) return "";
-  return e.waited_on_iteration < 0             ? "before the loop"
-         : e.waited_on_iteration == steady     ? "this iteration"
-         : e.waited_on_iteration == steady - 1 ? "the previous iteration"
-                                               : fmt::format("iteration {}", e.waited_on_iteration);
-}
-
-}  // namespace
-
-nlohmann::json timeline_json(const LoopTimeline& loop) {
-  Window w = steady_window(loop);
-  nlohmann::json events = nlohmann::json::array();
-  for (const auto& e : loop.events) {
-    if (e.iteration != w.steady) continue;
-    nlohmann::json j = {{"address", fmt::format("{:#06x}", e.address)},
-                        {"opcode", e.opcode},
-                        {"mark", std::string(1, event_mark(e))},
-                        {"issue", std::round(e.issue - w.t0)},
-                        {"done", std::round(e.done - w.t0)},
-                        {"waited", std::round(e.waited)}};
-    if (e.waited > 0) j["waits_for"] = e.waits_for;
-    if (e.waited_on != 0) {
-      j["waited_on"] = fmt::format("{:#06x}", e.waited_on);
-      j["waited_on_iteration"] = iteration_text(e, w.steady);
-    } else if (e.waited_for_memory && e.waited > 0) {
-      j["waited_on_iteration"] = "another warp's copies";
-    }
-    events.push_back(j);
-  }
-  return {{"cycles_per_iteration", std::round(w.span)}, {"events", events}};
-}
-
-std::string format_gantt(const LoopTimeline& loop, int width) {
-  Window w = steady_window(loop);
-  int steady = w.steady;
-  double t0 = w.t0;
-  if (t0 < 0) return "  (no instruction of the loop ran)\n";
-  double span = w.span;
-  auto col = [&](double t) { return static_cast<int>(std::floor((t - t0) / span * width)); };
-  std::string out = fmt::format("  {:.0f} cycles per iteration; one column = {:.1f} cycles\n", span, span / width);
-  for (const auto& e : loop.events) {
-    if (e.iteration != steady) continue;
-    std::string bar(static_cast<std::size_t>(width), ' ');
-    int at = std::clamp(col(e.issue), 0, width - 1);
-    for (int c = std::max(0, col(e.issue - e.waited)); c < at; ++c) bar[static_cast<std::size_t>(c)] = '~';
-    if (e.done > e.issue) {
-      int end = col(e.done);
-      for (int c = at + 1; c <= std::min(end, width - 1); ++c) bar[static_cast<std::size_t>(c)] = '=';
-      if (end >= width) bar[static_cast<std::size_t>(width - 1)] = '>';
-    }
-    bar[static_cast<std::size_t>(at)] = event_mark(e);
-    std::string op = e.opcode.size() > 26 ? e.opcode.substr(0, 25) + "+" : e.opcode;
-    std::string note = wait_text(e, steady);
-    out += fmt::format("  {:#06x} {:<26} |{}|{}\n", e.address, op, bar, note.empty() ? "" : " " + note);
-  }
-  return out;
 }
 
 }  // namespace tileperf

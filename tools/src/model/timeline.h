@@ -108,25 +108,6 @@ struct TimelineInputs {
 
 BlockTimeline replay_block(const TimelineInputs& in);
 
-// The steady iteration of a loop's replay (the middle one of three) as text,
-// `width` columns for one iteration's cycles: a row per instruction,
-//   '~' the cycles it waited before issuing, then its mark at the issue
-//   cycle ('M' MMA, 'L' global load or copy in, 'S' store or copy out,
-//   'B' a barrier or wait, '*' anything else), '=' until its result or copy
-//   is complete ('>' past the iteration's end),
-// and what each wait was for: "SB1 <- 0x0c40 (iteration 0)", an mbarrier,
-// another warp's copies.
-std::string format_gantt(const LoopTimeline& loop, int width);
-
-// The event's mark in the picture (see format_gantt).
-char event_mark(const IssueEvent& e);
-
-// The steady iteration as data for a picture: cycles per iteration and one
-// entry per instruction (address, opcode, mark, issue and done relative to
-// the iteration's start, the cycles it waited, what for, and for which
-// instruction of which iteration: "this", "previous", "before the loop").
-nlohmann::json timeline_json(const LoopTimeline& loop);
-
 // The bytes one TMA copy instruction at each source line moves: the tile
 // bytes of the TileIR operations at that line over the copies there.
 std::map<std::string, double> copy_bytes_by_line(const SassListing& listing, const LineTable& lines,

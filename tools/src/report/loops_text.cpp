@@ -13,6 +13,8 @@
 #include "model/timeline.h"
 #include "metrics/metrics.h"
 #include "support/text.h"
+#include "report/launch_picture.h"
+#include "metrics/model_metrics.h"
 
 namespace tileperf {
 

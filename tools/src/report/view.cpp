@@ -1,6 +1,7 @@
 #include "report/view.h"
 
 #include "report/investigation_text.h"
+#include "report/timeline_record.h"
 
 #include "support/text.h"
 
@@ -229,40 +230,6 @@ void sort_by_state(std::vector<const TestView*>& tests) {
 
 }  // namespace
 
-namespace {
-
-// The record of `kind` (format `format`) beside <prefix>.result.json, when
-// it is there; `problem` says why one that is there cannot be read.
-nlohmann::json record_beside(const std::string& result_file, FileKind kind, const std::string& format,
-                             std::string& problem) {
-  auto prefix = prefix_of(result_file, FileKind::kResult);
-  if (!prefix) return nullptr;
-  std::string path = prefixed_file(*prefix, kind);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return nullptr;
-  try {
-    auto j = nlohmann::json::parse(read_file(path));
-    if (j.is_object() && j.value("format", "") == format) return j;
-    problem = path + ": not a " + format + " record";
-  } catch (const std::exception& e) {
-    problem = path + ": " + e.what();
-  }
-  return nullptr;
-}
-
-// <prefix>.timeline.json beside the result, with its loops.
-nlohmann::json timeline_beside(const std::string& result_file, std::string& problem) {
-  auto j = record_beside(result_file, FileKind::kTimeline, "tileperf-timeline/1", problem);
-  if (!j.is_null() && !(j.contains("loops") && j["loops"].is_array())) {
-    problem = prefixed_file(*prefix_of(result_file, FileKind::kResult), FileKind::kTimeline) +
-              ": not a tileperf-timeline/1 record";
-    return nullptr;
-  }
-  return j;
-}
-
-}  // namespace
-
 ReportView make_report_view(const std::vector<TestResult>& results, bool include_earlier) {
   ReportView view;
   for (const auto& r : results) {
@@ -286,7 +253,7 @@ ReportView make_report_view(const std::vector<TestResult>& results, bool include
       auto it = r.key_metrics.find(k);
       t.key.push_back(it == r.key_metrics.end() ? std::nullopt : std::optional(it->second));
     }
-    t.timeline = timeline_beside(r.file, t.timeline_problem);
+    t.timeline = read_timeline_record(r.file, t.timeline_problem);
     std::string unread;  // an investigation that cannot be read is not shown
     t.investigation = record_beside(r.file, FileKind::kInvestigation, kInvestigationFormat, unread);
     view.tests.push_back(std::move(t));

@@ -286,4 +286,21 @@ bool every_test_must_run() {
   return !v.empty() && v != "0" && v != "false";
 }
 
+nlohmann::json record_beside(const std::string& result_file, FileKind kind, const std::string& format,
+                             std::string& problem) {
+  auto prefix = prefix_of(result_file, FileKind::kResult);
+  if (!prefix) return nullptr;
+  std::string path = prefixed_file(*prefix, kind);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return nullptr;
+  try {
+    auto j = nlohmann::json::parse(read_file(path));
+    if (j.is_object() && j.value("format", "") == format) return j;
+    problem = path + ": not a " + format + " record";
+  } catch (const std::exception& e) {
+    problem = path + ": " + e.what();
+  }
+  return nullptr;
+}
+
 }  // namespace tileperf

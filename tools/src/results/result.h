@@ -14,6 +14,7 @@
 #include "metrics/metrics.h"
 #include "analysis/source_lines.h"
 #include "support/states.h"
+#include "support/work_paths.h"
 
 namespace tileperf {
 
@@ -87,5 +88,11 @@ std::vector<TestResult> collect_results(const std::vector<std::string>& dirs);
 // Whether a test that cannot run must fail rather than be skipped: in CI
 // (the environment variable CI set to anything but "", "0" or "false").
 bool every_test_must_run();
+
+// The record of `kind` (format `format`) that a check wrote beside its
+// result file (<prefix>.result.json), when it is there; null, with
+// `problem` saying why, when one is there that cannot be read.
+nlohmann::json record_beside(const std::string& result_file, FileKind kind, const std::string& format,
+                             std::string& problem);
 
 }  // namespace tileperf
