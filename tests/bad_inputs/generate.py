@@ -220,10 +220,26 @@ problem("line_huge.json", lambda p: p["trips"][0].update({"lines": [10**12]}))
 problem("no_grid.json", lambda p: p.pop("grid"))
 problem("grid_rank.json", lambda p: p.update({"grid": [2, 2, 2, 2]}))
 
+
+# --- dump records of another version, or with a field of the wrong type
+# (extract --dump-info)
+def dump_record(name, change):
+    r = copy.deepcopy(record)
+    change(r)
+    write("dump-record/" + name, json.dumps(r, indent=2) + "\n")
+
+
+dump_record("no_format.json", lambda r: r.pop("format"))
+dump_record("other_format.json", lambda r: r.update({"format": "tileperf-dump-record/2"}))
+dump_record("signature_number.json", lambda r: r.update({"signature": 5}))
+dump_record("symbol_list.json", lambda r: r.update({"symbol": []}))
+dump_record("problem_string.json", lambda r: r.update({"problem": "x"}))
+dump_record("arch_problem_string.json", lambda r: r.update({"archs": {"sm_90": {"problem": "x"}}}))
+
 # --- a configuration for `tileperf check` with the fake tools (bytecode
 # and dump record; the fake tileiras does not read the bytecode)
 write("check/f16_1024.tileirbc", "bytecode stand-in: the fake tileiras does not read it\n")
-write("check/f16_1024.tileirbc.json", json.dumps({"bytecode_version": "13.4", "config": "f16_1024", "cuda_tile": "1.7.0", "kernel": "gelu", "seconds": 0.0, "signature": {"symbol": "gelu"}}, indent=2) + "\n")
+write("check/f16_1024.tileirbc.json", json.dumps({"format": "tileperf-dump-record/1", "bytecode_version": "13.4", "config": "f16_1024", "cuda_tile": "1.7.0", "kernel": "gelu", "seconds": 0.0, "signature": {"symbol": "gelu"}}, indent=2) + "\n")
 
 # --- a result whose texts are markup: the HTML report must escape each
 markup = copy.deepcopy(result)

@@ -13,7 +13,8 @@ set(_metrics "${TILEPERF_TESTS_DIR}/compare")
 
 # update_golden regenerates every expected output the tests compare with
 # (each folder adds its own update_golden_<set> to it); review the diff, then
-# commit. Captured tool output is regenerated apart (update_golden_fixtures).
+# commit. Captured output is regenerated apart (update_golden_fixtures,
+# update_golden_dump_record).
 add_custom_target(update_golden)
 if(TARGET update_docs)
   add_dependencies(update_golden update_docs)

@@ -6,7 +6,7 @@
 #   tests/fuzz/run.sh --build                # only build every target
 #
 # Targets: elf line_table sass loops resusage remarks tileir skeleton schedule
-# metrics policy result problem launch timeline, and workloads (the Python
+# metrics policy result problem dump_record launch timeline, and workloads (the Python
 # reader of a kernel inventory, fuzzed with atheris, pinned, in a virtual
 # environment of its own: build-fuzz/atheris). Installs what it needs and
 # lacks with apt-get (clang and libFuzzer: clang libclang-rt-14-dev on
@@ -40,7 +40,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$top" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTILEPERF_FUZZ=ON >/dev/null
 fi
-targets="elf line_table sass loops resusage remarks tileir skeleton schedule metrics policy result problem launch timeline"
+targets="elf line_table sass loops resusage remarks tileir skeleton schedule metrics policy result problem dump_record launch timeline"
 if [ "${1:-}" = "--build" ]; then
   for t in $targets; do cmake --build "$build" -j "$(nproc)" --target "fuzz_$t"; done
   exit 0

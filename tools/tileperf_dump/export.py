@@ -32,6 +32,14 @@ from tileperf_dump.loading import get_config, reload_for
 from tileperf_dump.placeholders import Placeholder, PlaceholderError, PlaceholderModule, describe, is_placeholder
 from tileperf_dump.records import problem_record, signature_record
 
+# The version of the dump record (<config>.tileirbc.json) this step writes
+# and the tileperf command reads (metrics/dump_record.h), which refuses any
+# other: a field removed, or holding another type, is a new version on both
+# sides; any change of the fields captures tests/fixtures/dump_record/ again
+# (docs/reference/dump-record.md).
+RECORD_FORMAT = "tileperf-dump-record/1"
+
+
 class ConfigError(ValueError):
     """A configuration that does not fit its kernel's signature."""
 
@@ -292,7 +300,7 @@ def dump_config(module, name: str, out_dir: str | os.PathLike, bytecode_version:
     target = paths.in_kernel_dir(out, "bytecode", name)
     record_path = paths.in_kernel_dir(out, "dump_record", name)
     if base.signature is None:  # no architecture's export ran: the record says why
-        record = {"config": name, "problem_error": base.problem_error}
+        record = {"format": RECORD_FORMAT, "config": name, "problem_error": base.problem_error}
         if base.arch is not None:
             record["archs"] = {e.arch: {"problem_error": e.problem_error} for e in exports}
         write_json(record_path, record, indent=2, sort_keys=True)
@@ -313,6 +321,7 @@ def export_record(module, export: _ForArch, name: str, bytecode_version: str, se
     """The dump record of one export (the first architecture's, of a
     configuration exported per architecture)."""
     record = {
+        "format": RECORD_FORMAT,
         "cuda_tile": ct.__version__,
         "bytecode_version": bytecode_version,
         "config": name,

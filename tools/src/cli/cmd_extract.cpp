@@ -56,7 +56,7 @@ int run_extract(const Args& args) {
   if (!remarks.empty()) outputs.remarks_text = read_file(remarks), outputs.remarks_name = remarks;
   if (!tileir.empty()) outputs.tileir_text = read_file(tileir), outputs.tileir_name = tileir;
   std::optional<Problem> problem;
-  if (!dump_info.empty()) problem = problem_from_record(parse_json(read_file(dump_info), dump_info), dump_info);
+  if (!dump_info.empty()) problem = problem_from_record(parse_dump_record(read_file(dump_info), dump_info), dump_info);
   Measurement measured = measure(outputs, cubin, problem ? &*problem : nullptr);
   m.values = std::move(measured.values);
   m.lines = std::move(measured.lines.counts);

@@ -19,7 +19,6 @@
 #include "readers/line_table.h"
 #include "readers/remarks.h"
 #include "support/error.h"
-#include "support/json_input.h"
 #include "support/text.h"
 #include "support/work_paths.h"
 #include "toolchain/toolchain.h"
@@ -137,9 +136,9 @@ CubinLoops cubin_loops(LoopsOptions o) {
     if (o.dump_info.empty()) o.dump_info = dump_record_beside(o.input);
   }
   if (!o.dump_info.empty()) {
-    r.problem = problem_from_record(
-        record_for_arch(parse_json(read_file(o.dump_info), o.dump_info), arch_of_cubin_name(o.input), o.dump_info),
-        o.dump_info);
+    r.problem = problem_from_record(record_for_arch(parse_dump_record(read_file(o.dump_info), o.dump_info),
+                                                    arch_of_cubin_name(o.input), o.dump_info),
+                                    o.dump_info);
   }
   const Problem* problem = r.problem ? &*r.problem : nullptr;
   if (!is_elf(data)) {

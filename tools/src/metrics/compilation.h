@@ -20,8 +20,9 @@ namespace tileperf {
 // bytecode version, signature, the export's time. For a configuration
 // exported per architecture, that architecture's record, and `bytecode`
 // replaced by the file of its own where it has one. InputError when either
-// file is missing, the record is malformed, or the configuration's launch
-// could not be taken (its located error).
+// file is missing, the record is malformed or of another version
+// (parse_dump_record), or the configuration's launch could not be taken
+// (its located error).
 nlohmann::json read_dump_record(std::string& bytecode, const std::string& dump_info, const std::string& arch);
 
 // The kernel file's folder, where a check looks for the sources its cubin's

@@ -1,6 +1,7 @@
 // The dump record's launch facts (dump_record.h).
 #include "metrics/dump_record.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -59,7 +60,153 @@ std::vector<std::pair<std::string, int>> call_sites(const nlohmann::json& t, con
   return calls;
 }
 
+// What a field of the dump record holds.
+enum class Holds { kString, kNumber, kBoolean, kList, kObject, kStrings };
+
+struct Field {
+  const char* key;
+  Holds holds;
+};
+
+// The fields of each part of a record of version kDumpRecordFormat
+// (docs/reference/dump-record.md). Each may be absent here: the reader that
+// needs one says so. A key not listed is left alone.
+constexpr Field kRecordFields[] = {{"format", Holds::kString},
+                                   {"config", Holds::kString},
+                                   {"kernel", Holds::kString},
+                                   {"symbol", Holds::kString},
+                                   {"source", Holds::kString},
+                                   {"cuda_tile", Holds::kString},
+                                   {"bytecode_version", Holds::kString},
+                                   {"seconds", Holds::kNumber},
+                                   {"signature", Holds::kStrings},
+                                   {"library", Holds::kStrings},
+                                   {"problem", Holds::kObject},
+                                   {"problem_error", Holds::kObject},
+                                   {"archs", Holds::kObject}};
+constexpr Field kArchFields[] = {{"signature", Holds::kStrings},
+                                 {"problem", Holds::kObject},
+                                 {"problem_error", Holds::kObject},
+                                 {"bytecode", Holds::kString}};
+constexpr Field kProblemFields[] = {{"grid", Holds::kList},           {"blocks", Holds::kNumber},
+                                    {"trips", Holds::kList},          {"bytes", Holds::kNumber},
+                                    {"args", Holds::kList},           {"args_error", Holds::kString},
+                                    {"arrays", Holds::kList},         {"case_grid", Holds::kList},
+                                    {"launch_error", Holds::kString}, {"declared_at", Holds::kObject}};
+constexpr Field kTripFields[] = {{"loop", Holds::kString},  {"file", Holds::kString}, {"lines", Holds::kList},
+                                 {"trips", Holds::kNumber}, {"calls", Holds::kList},  {"override", Holds::kBoolean}};
+constexpr Field kPlaceFields[] = {{"file", Holds::kString}, {"line", Holds::kNumber}};  // declared_at
+constexpr Field kErrorFields[] = {{"file", Holds::kString}, {"line", Holds::kNumber}, {"message", Holds::kString}};
+
+bool holds(const nlohmann::json& value, Holds what) {
+  switch (what) {
+    case Holds::kString:
+      return value.is_string();
+    case Holds::kNumber:
+      return value.is_number();
+    case Holds::kBoolean:
+      return value.is_boolean();
+    case Holds::kList:
+      return value.is_array();
+    case Holds::kObject:
+      return value.is_object();
+    case Holds::kStrings:
+      return value.is_object() && std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_string(); });
+  }
+  return false;
+}
+
+const char* described(Holds what) {
+  switch (what) {
+    case Holds::kString:
+      return "a string";
+    case Holds::kNumber:
+      return "a number";
+    case Holds::kBoolean:
+      return "true or false";
+    case Holds::kList:
+      return "a list";
+    case Holds::kObject:
+      return "an object";
+    case Holds::kStrings:
+      return "an object of strings";
+  }
+  return "";
+}
+
+// Where a value of a record is: the file, and the path of its key
+// ("archs.sm_90.problem"; "" for the record itself).
+struct Place {
+  const std::string& file;
+  std::string path;
+  Place in(const std::string& key) const { return {file, path.empty() ? key : path + "." + key}; }
+};
+
+[[noreturn]] void refuse(const Place& at, const std::string& what) {
+  throw InputError(at.file, 0, fmt::format("key '{}' {}", at.path, what));
+}
+
+// The fields of `object` that `fields` lists, each of its kind.
+template <std::size_t N>
+void check_fields(const nlohmann::json& object, const Field (&fields)[N], const Place& at) {
+  for (const auto& f : fields) {
+    auto it = object.find(f.key);
+    if (it != object.end() && !holds(*it, f.holds)) refuse(at.in(f.key), fmt::format("must be {}", described(f.holds)));
+  }
+}
+
+void check_problem(const nlohmann::json& problem, const Place& at) {
+  check_fields(problem, kProblemFields, at);
+  if (auto d = problem.find("declared_at"); d != problem.end()) check_fields(*d, kPlaceFields, at.in("declared_at"));
+  auto trips = problem.find("trips");
+  if (trips == problem.end()) return;
+  for (std::size_t i = 0; i < trips->size(); ++i) {
+    Place entry = at.in(fmt::format("trips[{}]", i));
+    if (!(*trips)[i].is_object()) refuse(entry, "must be an object");
+    check_fields((*trips)[i], kTripFields, entry);
+  }
+}
+
+// A part of the record that may hold a problem and its error: the record
+// itself, or an architecture's entry under "archs".
+template <std::size_t N>
+void check_part(const nlohmann::json& part, const Field (&fields)[N], const Place& at) {
+  check_fields(part, fields, at);
+  if (auto p = part.find("problem"); p != part.end()) check_problem(*p, at.in("problem"));
+  if (auto e = part.find("problem_error"); e != part.end()) check_fields(*e, kErrorFields, at.in("problem_error"));
+}
+
+// A record of version kDumpRecordFormat, or an InputError saying that the
+// dump step that wrote it was another tileperf's (an older one's, without a
+// version): running the dump step again writes this one's.
+void check_format(const nlohmann::json& record, const std::string& file) {
+  if (!record.is_object()) throw InputError(file, 0, "the dump record must be a JSON object");
+  auto format = record.find("format");
+  if (format != record.end() && *format == kDumpRecordFormat) return;
+  std::string found = format == record.end()
+                          ? "is missing: a record of an older dump step"
+                          : "is " + cut_text(format->dump(), 80) + ": a record of another tileperf's dump step";
+  throw InputError(
+      file, 0,
+      fmt::format("key 'format' {} (this tileperf reads \"{}\"): re-run the dump step", found, kDumpRecordFormat));
+}
+
 }  // namespace
+
+nlohmann::json parse_dump_record(const std::string& text, const std::string& filename) {
+  nlohmann::json record = parse_json(text, filename);
+  check_format(record, filename);
+  Place top{filename, ""};
+  check_part(record, kRecordFields, top);
+  if (auto archs = record.find("archs"); archs != record.end()) {
+    for (const auto& [arch, entry] : archs->items()) {
+      Place at = top.in("archs").in(arch);
+      if (!entry.is_object()) refuse(at, "must be an object");
+      check_part(entry, kArchFields, at);
+    }
+  }
+  return record;
+}
 
 nlohmann::json record_for_arch(const nlohmann::json& record, const std::string& arch, const std::string& filename) {
   if (arch.empty() || !record.is_object() || !record.contains("archs")) return record;
