@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "analysis/loop_matching.h"
+#include "analysis/loop_trips.h"
 
 using namespace tileperf;
 

@@ -282,6 +282,14 @@ bool FunctionGraph::dominates(std::size_t a, std::size_t b) const {
   return false;
 }
 
+std::vector<std::size_t> FunctionGraph::instructions_of(const std::vector<std::size_t>& of) const {
+  std::vector<std::size_t> out;
+  for (std::size_t b : of) {
+    for (std::size_t i = blocks[b].begin; i < blocks[b].end; ++i) out.push_back(i);
+  }
+  return out;
+}
+
 std::vector<std::size_t> FunctionGraph::own_blocks(std::size_t loop) const {
   std::vector<std::size_t> out;
   for (std::size_t b : loops[loop].blocks) {

@@ -74,6 +74,8 @@ struct FunctionGraph {
   bool dominates(std::size_t a, std::size_t b) const;
   // Blocks of `loop` outside its child loops.
   std::vector<std::size_t> own_blocks(std::size_t loop) const;
+  // The instructions of `blocks`, block by block.
+  std::vector<std::size_t> instructions_of(const std::vector<std::size_t>& blocks) const;
 };
 
 // Builds the graph of a function's code (padding excluded).

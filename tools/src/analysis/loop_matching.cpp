@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "support/text.h"
+#include "analysis/loop_trips.h"
 
 namespace tileperf {
 

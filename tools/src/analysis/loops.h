@@ -55,11 +55,6 @@ struct TripDeclaration {
   std::vector<SourceLine> places;
 };
 
-// Whether `decl` names the source line `line` (of an instruction), inlined
-// (at any depth) at one of its call sites when it names some.
-bool declares(const TripDeclaration& decl, const std::string& file, int line,
-              const std::vector<std::pair<std::string, int>>& calls);
-
 // One flattened parameter of the kernel's entry (an array is its pointer,
 // then its shape, then its strides; a list its pointer and length): the
 // value the launch passes, when it is a number.
@@ -105,9 +100,6 @@ struct TripShare {
   double divide = 1;
   std::string text;  // how, for a reader: "" for a loop that runs every iteration
 };
-
-// The trips of a compiled loop whose TileIR loop runs `trips` per execution.
-double shared_trips(const TripShare& share, double trips);
 
 struct LoopInfo {
   std::string function;

@@ -103,55 +103,66 @@ std::vector<std::string> instruction_texts(const SassFunction& f, std::size_t fi
   return out;
 }
 
-std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base, const std::vector<std::string>& head,
-                                            std::size_t max_edits) {
-  // Lines as numbers: equal text, equal number.
-  std::unordered_map<std::string_view, int> ids;
-  auto intern = [&](const std::vector<std::string>& lines) {
-    std::vector<int> out;
-    out.reserve(lines.size());
-    for (const auto& l : lines) out.push_back(ids.emplace(l, static_cast<int>(ids.size())).first->second);
-    return out;
-  };
-  std::vector<int> a = intern(base), b = intern(head);
+namespace {
 
-  // The common head and tail need no search.
-  std::size_t prefix = 0;
-  while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) ++prefix;
-  std::size_t suffix = 0;
-  while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
-         a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix]) {
-    ++suffix;
+// Two sides' lines as numbers (equal text, equal number), past their common
+// head (`prefix` lines) and tail (`suffix`), which need no search.
+struct Sides {
+  std::vector<int> a, b;
+  std::size_t prefix = 0, suffix = 0;
+  long n = 0, m = 0;  // the lines between, on each side
+
+  Sides(const std::vector<std::string>& base, const std::vector<std::string>& head) {
+    std::unordered_map<std::string_view, int> ids;
+    auto intern = [&](const std::vector<std::string>& lines) {
+      std::vector<int> out;
+      out.reserve(lines.size());
+      for (const auto& l : lines) out.push_back(ids.emplace(l, static_cast<int>(ids.size())).first->second);
+      return out;
+    };
+    a = intern(base);
+    b = intern(head);
+    while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) ++prefix;
+    while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+           a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix]) {
+      ++suffix;
+    }
+    n = static_cast<long>(a.size() - prefix - suffix);
+    m = static_cast<long>(b.size() - prefix - suffix);
   }
-  const long n = static_cast<long>(a.size() - prefix - suffix);
-  const long m = static_cast<long>(b.size() - prefix - suffix);
-  auto A = [&](long x) { return a[prefix + static_cast<std::size_t>(x)]; };
-  auto B = [&](long y) { return b[prefix + static_cast<std::size_t>(y)]; };
-  if (static_cast<std::size_t>(std::labs(n - m)) > max_edits) return std::nullopt;  // at least |n - m| edits
+  int A(long x) const { return a[prefix + static_cast<std::size_t>(x)]; }
+  int B(long y) const { return b[prefix + static_cast<std::size_t>(y)]; }
+};
 
-  // Myers: v[k] is the furthest x reached on diagonal k = x - y with d
-  // edits; trace[d] keeps v over k in [-d, d] after round d.
-  const long max_d = std::min<long>(n + m, static_cast<long>(max_edits));
+// Myers's search forward: after round d, trace[d] holds the furthest x
+// reached on each diagonal k = x - y in [-d, d] with d edits. The edits of
+// the shortest script, or -1 when it takes more than max_d.
+long forward_search(const Sides& s, long max_d, std::vector<std::vector<long>>& trace) {
   std::vector<long> v(static_cast<std::size_t>(2 * max_d + 3), 0);
   const long offset = max_d + 1;
   auto V = [&](long k) -> long& { return v[static_cast<std::size_t>(k + offset)]; };
-  std::vector<std::vector<long>> trace;
   long found = -1;
   for (long d = 0; d <= max_d && found < 0; ++d) {
     for (long k = -d; k <= d; k += 2) {
       long x = (k == -d || (k != d && V(k - 1) < V(k + 1))) ? V(k + 1) : V(k - 1) + 1;
       long y = x - k;
-      while (x < n && y < m && A(x) == B(y)) ++x, ++y;
+      while (x < s.n && y < s.m && s.A(x) == s.B(y)) ++x, ++y;
       V(k) = x;
-      if (x >= n && y >= m) found = d;
+      if (x >= s.n && y >= s.m) found = d;
     }
     trace.emplace_back(v.begin() + (offset - d), v.begin() + (offset + d + 1));
   }
-  if (found < 0) return std::nullopt;
+  return found;
+}
 
-  // Back from (n, m) to (0, 0), one edit per round.
+// Back from (n, m) to (0, 0) through the trace, one edit per round: the
+// script of the lines between, last edit first.
+std::vector<Edit> backtrack(const Sides& s, const std::vector<std::vector<long>>& trace, long found) {
   std::vector<Edit> middle;
-  long x = n, y = m;
+  auto keep = [&](long x, long y) {
+    middle.push_back({DiffOp::kKeep, static_cast<std::size_t>(x), static_cast<std::size_t>(y)});
+  };
+  long x = s.n, y = s.m;
   for (long d = found; d > 0; --d) {
     const std::vector<long>& prev = trace[static_cast<std::size_t>(d - 1)];
     auto P = [&](long k) { return prev[static_cast<std::size_t>(k + d - 1)]; };
@@ -159,30 +170,34 @@ std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base
     bool down = k == -d || (k != d && P(k - 1) < P(k + 1));
     long prev_k = down ? k + 1 : k - 1;
     long prev_x = P(prev_k), prev_y = prev_x - prev_k;
-    while (x > prev_x && y > prev_y) {
-      --x, --y;
-      middle.push_back({DiffOp::kKeep, static_cast<std::size_t>(x), static_cast<std::size_t>(y)});
-    }
-    if (down) {
-      middle.push_back({DiffOp::kInsert, static_cast<std::size_t>(prev_x), static_cast<std::size_t>(prev_y)});
-    } else {
-      middle.push_back({DiffOp::kDelete, static_cast<std::size_t>(prev_x), static_cast<std::size_t>(prev_y)});
-    }
+    while (x > prev_x && y > prev_y) keep(--x, --y);
+    middle.push_back(
+        {down ? DiffOp::kInsert : DiffOp::kDelete, static_cast<std::size_t>(prev_x), static_cast<std::size_t>(prev_y)});
     x = prev_x, y = prev_y;
   }
-  while (x > 0 && y > 0) {
-    --x, --y;
-    middle.push_back({DiffOp::kKeep, static_cast<std::size_t>(x), static_cast<std::size_t>(y)});
-  }
+  while (x > 0 && y > 0) keep(--x, --y);
+  return middle;
+}
 
+}  // namespace
+
+std::optional<std::vector<Edit>> diff_lines(const std::vector<std::string>& base, const std::vector<std::string>& head,
+                                            std::size_t max_edits) {
+  Sides s(base, head);
+  if (static_cast<std::size_t>(std::labs(s.n - s.m)) > max_edits) return std::nullopt;  // at least |n - m| edits
+  const long max_d = std::min<long>(s.n + s.m, static_cast<long>(max_edits));
+  std::vector<std::vector<long>> trace;
+  long found = forward_search(s, max_d, trace);
+  if (found < 0) return std::nullopt;
+  std::vector<Edit> middle = backtrack(s, trace, found);
   std::vector<Edit> script;
-  script.reserve(prefix + middle.size() + suffix);
-  for (std::size_t i = 0; i < prefix; ++i) script.push_back({DiffOp::kKeep, i, i});
+  script.reserve(s.prefix + middle.size() + s.suffix);
+  for (std::size_t i = 0; i < s.prefix; ++i) script.push_back({DiffOp::kKeep, i, i});
   for (auto it = middle.rbegin(); it != middle.rend(); ++it) {
-    script.push_back({it->kind, it->base + prefix, it->head + prefix});
+    script.push_back({it->kind, it->base + s.prefix, it->head + s.prefix});
   }
-  for (std::size_t i = 0; i < suffix; ++i) {
-    script.push_back({DiffOp::kKeep, a.size() - suffix + i, b.size() - suffix + i});
+  for (std::size_t i = 0; i < s.suffix; ++i) {
+    script.push_back({DiffOp::kKeep, s.a.size() - s.suffix + i, s.b.size() - s.suffix + i});
   }
   return script;
 }

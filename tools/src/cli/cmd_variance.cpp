@@ -23,81 +23,77 @@ namespace tileperf {
 
 namespace fs = std::filesystem;
 
-int run_variance(const Args& args) {
-  CLI::App app(
-      "Compile every perf test of a build N times, never from the result cache, with tileiras's address-space "
-      "randomisation on, off or both, and report the configurations whose cubins differ, which metrics differ "
-      "and by how much. The runs are kept in --folder: the same command again goes on where it stopped, and "
-      "a larger --runs adds runs.",
-      "variance");
+namespace {
+
+// The command's arguments, as given.
+struct VarianceArgs {
   std::string run_file, list, toolchain_file, filter, arch, randomisation = "both", folder, evidence, markdown;
-  VarianceOptions o;
   double timeout = 600;
-  o.jobs = 0;
-  app.add_option("--run-file", run_file,
+  VarianceOptions o;
+};
+
+void add_variance_options(CLI::App& app, VarianceArgs& a) {
+  app.add_option("--run-file", a.run_file,
                  "the run record of the build (<build>/tileperf/run.json): its batch list and toolchain");
-  app.add_option("--list", list, "the batch list the CMake API writes (compile-batch.json)");
-  app.add_option("--toolchain", toolchain_file, "the toolchain record of `tileperf toolchain`");
-  app.add_option("-n,--runs", o.runs, "compilations of each configuration in each mode")->capture_default_str();
-  app.add_option("--randomisation", randomisation, "on, off or both")->capture_default_str();
-  app.add_option("-R,--filter", filter, "only the tests whose name this regular expression finds");
-  app.add_option("--arch", arch, "only the tests of this architecture");
-  app.add_option("-j,--jobs", o.jobs, "compilations at a time (default: the cores)");
-  app.add_option("--folder", folder, "where the runs are kept (default: <work folder>/variance)");
-  app.add_option("--evidence", evidence,
+  app.add_option("--list", a.list, "the batch list the CMake API writes (compile-batch.json)");
+  app.add_option("--toolchain", a.toolchain_file, "the toolchain record of `tileperf toolchain`");
+  app.add_option("-n,--runs", a.o.runs, "compilations of each configuration in each mode")->capture_default_str();
+  app.add_option("--randomisation", a.randomisation, "on, off or both")->capture_default_str();
+  app.add_option("-R,--filter", a.filter, "only the tests whose name this regular expression finds");
+  app.add_option("--arch", a.arch, "only the tests of this architecture");
+  app.add_option("-j,--jobs", a.o.jobs, "compilations at a time (default: the cores)");
+  app.add_option("--folder", a.folder, "where the runs are kept (default: <work folder>/variance)");
+  app.add_option("--evidence", a.evidence,
                  "write a reproducer of each varying configuration into this folder: the bytecode tileiras was "
                  "given, each variant's cubin and listing, the functions that differ, a README");
-  app.add_option("--markdown", markdown, "write the table of varying configurations to this file too");
-  app.add_option("--timeout", timeout, "seconds before a compilation counts as hung")->capture_default_str();
-  if (parse_args(app, args)) return kExitOk;
+  app.add_option("--markdown", a.markdown, "write the table of varying configurations to this file too");
+  app.add_option("--timeout", a.timeout, "seconds before a compilation counts as hung")->capture_default_str();
+}
+
+// The batch list and toolchain record (from the run record when given), the
+// modes, the jobs and the folder; UsageError for what does not fit.
+void resolve_inputs(VarianceArgs& a) {
   std::string work;
-  if (!run_file.empty()) {
-    auto record = read_run_record(run_file);
-    if (!record) throw InputError(run_file, 0, "no run record: configure and run the build's tests first");
+  if (!a.run_file.empty()) {
+    auto record = read_run_record(a.run_file);
+    if (!record) throw InputError(a.run_file, 0, "no run record: configure and run the build's tests first");
     work = record->work_dir;
-    if (list.empty() && !work.empty()) list = work_file(work, FileKind::kCompileBatch);
-    if (toolchain_file.empty()) toolchain_file = record->toolchain;
+    if (a.list.empty() && !work.empty()) a.list = work_file(work, FileKind::kCompileBatch);
+    if (a.toolchain_file.empty()) a.toolchain_file = record->toolchain;
   }
-  if (list.empty() || toolchain_file.empty()) throw UsageError("variance: give --list and --toolchain, or --run-file");
-  if (randomisation != "on" && randomisation != "off" && randomisation != "both") {
-    throw UsageError("variance: --randomisation " + randomisation + ": expected on, off or both");
+  if (a.list.empty() || a.toolchain_file.empty()) {
+    throw UsageError("variance: give --list and --toolchain, or --run-file");
   }
-  o.randomized = randomisation != "off";
-  o.fixed = randomisation != "on";
-  if (o.jobs <= 0) o.jobs = std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
-  o.folder = folder.empty()
-                 ? (fs::path(work.empty() ? fs::path(list).parent_path() : fs::path(work)) / "variance").string()
-                 : folder;
-  o.evidence = evidence;
+  if (a.randomisation != "on" && a.randomisation != "off" && a.randomisation != "both") {
+    throw UsageError("variance: --randomisation " + a.randomisation + ": expected on, off or both");
+  }
+  a.o.randomized = a.randomisation != "off";
+  a.o.fixed = a.randomisation != "on";
+  if (a.o.jobs <= 0) a.o.jobs = std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  a.o.folder = a.folder.empty()
+                   ? (fs::path(work.empty() ? fs::path(a.list).parent_path() : fs::path(work)) / "variance").string()
+                   : a.folder;
+  a.o.evidence = a.evidence;
+}
+
+// The batch list's tests that --filter and --arch select.
+std::vector<BatchEntry> selected_entries(const VarianceArgs& a) {
   std::regex pattern;
   try {
-    pattern = std::regex(filter.empty() ? std::string(".") : filter);
+    pattern = std::regex(a.filter.empty() ? std::string(".") : a.filter);
   } catch (const std::regex_error& e) {
-    throw UsageError(fmt::format("variance: --filter {}: {}", filter, e.what()));
+    throw UsageError(fmt::format("variance: --filter {}: {}", a.filter, e.what()));
   }
   std::vector<BatchEntry> entries;
-  for (auto& e : read_batch_list(list)) {
-    if (std::regex_search(e.test, pattern) && (arch.empty() || e.arch == arch)) entries.push_back(std::move(e));
+  for (auto& e : read_batch_list(a.list)) {
+    if (std::regex_search(e.test, pattern) && (a.arch.empty() || e.arch == a.arch)) entries.push_back(std::move(e));
   }
-  ToolchainRecord tools = read_toolchain_record(toolchain_file);
-  require_unchanged(tools, toolchain_file);
-  Toolchain tc = tools.toolchain(timeout, toolchain_file);
-  // A record written by a tileperf that did not probe the compiler's
-  // process: probed here, as the runs are made here.
-  if (tools.compile_process.empty()) tools.compile_process = probe_compile_process();
-  if (tools.compile_process != "fixed" && o.fixed) {
-    fmt::print(
-        "variance: note: this platform does not let tileiras's randomisation be turned off ({}): "
-        "the runs 'with it off' run with it on\n",
-        compile_process_text(tools.compile_process));
-  }
-  VarianceReport r = with_io_errors([&] { return measure_variance(entries, tools, tc, o); });
-  std::string command = "tileperf variance";
-  for (const auto& a : args) command += " " + a;
-  std::string table = variance_markdown(r, o, command);
-  write_file_atomic((fs::path(o.folder) / "variance.md").string(), table, Durability::kRenamed);
-  write_file_atomic((fs::path(o.folder) / "variance.json").string(), variance_json(r), Durability::kRenamed);
-  if (!markdown.empty()) write_file_atomic(markdown, table);
+  return entries;
+}
+
+// Each configuration that varies or failed, its variants and the metrics
+// that differ, then the counts.
+void print_variance(const VarianceReport& r, const VarianceOptions& o) {
   for (const auto& c : r.configurations) {
     if (!c.varies() && c.errors.empty()) continue;
     fmt::print("{}: {} variant(s){}\n", c.test, c.variants.size(),
@@ -116,6 +112,43 @@ int run_variance(const Args& args) {
       "randomisation off{}\n",
       r.configurations.size(), r.compiled, r.reused, o.folder, varying, varying_fixed,
       o.evidence.empty() ? "" : "; reproducers in " + o.evidence);
+}
+
+}  // namespace
+
+int run_variance(const Args& args) {
+  CLI::App app(
+      "Compile every perf test of a build N times, never from the result cache, with tileiras's address-space "
+      "randomisation on, off or both, and report the configurations whose cubins differ, which metrics differ "
+      "and by how much. The runs are kept in --folder: the same command again goes on where it stopped, and "
+      "a larger --runs adds runs.",
+      "variance");
+  VarianceArgs a;
+  a.o.jobs = 0;
+  add_variance_options(app, a);
+  if (parse_args(app, args)) return kExitOk;
+  resolve_inputs(a);
+  std::vector<BatchEntry> entries = selected_entries(a);
+  ToolchainRecord tools = read_toolchain_record(a.toolchain_file);
+  require_unchanged(tools, a.toolchain_file);
+  Toolchain tc = tools.toolchain(a.timeout, a.toolchain_file);
+  // A record written by a tileperf that did not probe the compiler's
+  // process: probed here, as the runs are made here.
+  if (tools.compile_process.empty()) tools.compile_process = probe_compile_process();
+  if (tools.compile_process != "fixed" && a.o.fixed) {
+    fmt::print(
+        "variance: note: this platform does not let tileiras's randomisation be turned off ({}): "
+        "the runs 'with it off' run with it on\n",
+        compile_process_text(tools.compile_process));
+  }
+  VarianceReport r = with_io_errors([&] { return measure_variance(entries, tools, tc, a.o); });
+  std::string command = "tileperf variance";
+  for (const auto& arg : args) command += " " + arg;
+  std::string table = variance_markdown(r, a.o, command);
+  write_file_atomic((fs::path(a.o.folder) / "variance.md").string(), table, Durability::kRenamed);
+  write_file_atomic((fs::path(a.o.folder) / "variance.json").string(), variance_json(r), Durability::kRenamed);
+  if (!a.markdown.empty()) write_file_atomic(a.markdown, table);
+  print_variance(r, a.o);
   return kExitOk;
 }
 

@@ -270,78 +270,111 @@ std::string launch_moves(const Comparison& c) {
   return moved.empty() ? "" : fmt::format(" (the launch moved: {})", fmt::join(moved, ", "));
 }
 
-std::string judgement_message(const Judgement& j, const std::string& command) {
+namespace {
+
+// `text`, then what to run about it: "<text>; <verb>: <command>".
+std::string with_command(std::string text, const char* verb, const std::string& command) {
+  return command.empty() ? text : fmt::format("{}; {}: {}", text, verb, command);
+}
+
+std::string toolchain_message(const Judgement& j, const std::string& command) {
   const Comparison& c = j.comparison;
-  auto with = [&](std::string text, const char* verb) {
-    return command.empty() ? text : fmt::format("{}; {}: {}", text, verb, command);
-  };
+  auto regressed = c.with_verdict(Verdict::kRegressed).size();
+  auto improved = c.with_verdict(Verdict::kImproved).size();
+  std::string preview = regressed + improved + c.broken.size() == 0
+                            ? "no gated metric past its limit"
+                            : fmt::format("{} metric(s) over the limit, {} improved, {} invariant(s) broken", regressed,
+                                          improved, c.broken.size());
+  return with_command(fmt::format("the baseline was made with another toolchain ({}); compared under the new one, "
+                                  "nothing written: {}",
+                                  fmt::join(j.toolchain, ", "), preview),
+                      "review and update with", command);
+}
+
+std::string compiler_varies_message(const Judgement& j, const std::string& command) {
+  const Comparison& c = j.comparison;
+  std::vector<std::string> moved;
+  for (const auto& d : c.diffs) {
+    if (d.change != Change::kUnchanged && moved.size() < 4) {
+      moved.push_back(fmt::format("{} {} -> {}", d.name, d.baseline, d.current));
+    }
+  }
+  std::size_t more = static_cast<std::size_t>(c.changed()) - std::min<std::size_t>(moved.size(), c.changed());
+  std::string text = fmt::format(
+      "the compiler varies: the bytecode its {} recorded variants were compiled from gave another cubin "
+      "(SHA-256 {}), whose metrics are none of theirs; against the nearest, variant {}: {}{}",
+      j.variants, j.new_cubin.substr(0, 16), j.compared_with, fmt::join(moved, ", "),
+      more ? fmt::format(" (and {} more)", more) : std::string());
+  return command.empty() ? text
+                         : fmt::format(
+                               "{}; if it is another variant of the same code, record it with: "
+                               "TILEPERF_RECORD_VARIANT=1 {}",
+                               text, command);
+}
+
+std::string model_changed_message(const Judgement& j, const std::string& command) {
+  std::vector<std::string> moved;
+  for (const auto& d : j.comparison.diffs) {
+    if (d.verdict == Verdict::kRegressed || d.verdict == Verdict::kImproved) moved.push_back(percent_text(d));
+  }
+  return with_command(fmt::format("only the model's metrics moved, under another version of tileperf's model ({}): "
+                                  "{}; every count is the baseline's",
+                                  j.model, fmt::join(moved, ", ")),
+                      "accept the model's estimates with", command);
+}
+
+// What is over its limit: the trade-off, the tuning change, the metrics
+// over the limit (and how the launch moved), the invariants broken.
+std::string over_text(const Judgement& j, const std::string& tuned) {
+  const Comparison& c = j.comparison;
   auto regressed = c.with_verdict(Verdict::kRegressed);
-  if (j.state == State::kToolchainChanged) {
-    auto improved = c.with_verdict(Verdict::kImproved).size();
-    std::string preview = regressed.size() + improved + c.broken.size() == 0
-                              ? "no gated metric past its limit"
-                              : fmt::format("{} metric(s) over the limit, {} improved, {} invariant(s) broken",
-                                            regressed.size(), improved, c.broken.size());
-    return with(fmt::format("the baseline was made with another toolchain ({}); compared under the new one, "
-                            "nothing written: {}",
-                            fmt::join(j.toolchain, ", "), preview),
-                "review and update with");
+  if (regressed.empty() && c.broken.empty()) return "";
+  std::vector<std::string> what;
+  if (!regressed.empty()) {
+    what.push_back(fmt::format("{} metric(s) over the limit{}", regressed.size(), launch_moves(c)));
+  }
+  if (!c.broken.empty()) what.push_back(fmt::format("{} invariant(s) broken", c.broken.size()));
+  return fmt::format("{}{}{}", j.trade_off.empty() ? "" : j.trade_off + ": ", tuned, fmt::join(what, ", "));
+}
+
+// Which of a varying compilation's variants this is, leading every message.
+std::string variant_text(const Judgement& j) {
+  if (j.variants == 0) return "";
+  if (j.variant > 0) {
+    return fmt::format(
+        "the compilation of this configuration varies: this is variant {} of the {} its baseline "
+        "records; ",
+        j.variant, j.variants);
+  }
+  return fmt::format(
+      "the compilation of this configuration varies ({} variants recorded), compared with the "
+      "nearest, variant {}; ",
+      j.variants, j.compared_with);
+}
+
+}  // namespace
+
+std::string judgement_message(const Judgement& j, const std::string& command) {
+  auto with = [&](std::string text, const char* verb) { return with_command(std::move(text), verb, command); };
+  switch (j.state) {
+    case State::kToolchainChanged:
+      return toolchain_message(j, command);
+    case State::kCompilerVaries:
+      return compiler_varies_message(j, command);
+    case State::kModelChanged:
+      return model_changed_message(j, command);
+    default:
+      break;
   }
   std::string tuned =
       j.tuning() ? fmt::format("tuning change ({}), judged by the launch estimate {}: ", fmt::join(j.signature, "; "),
                                kLaunchEstimate)
                  : "";
-  std::string over;  // what is over its limit
-  if (!regressed.empty() || !c.broken.empty()) {
-    std::vector<std::string> what;
-    if (!regressed.empty()) {
-      what.push_back(fmt::format("{} metric(s) over the limit{}", regressed.size(), launch_moves(c)));
-    }
-    if (!c.broken.empty()) what.push_back(fmt::format("{} invariant(s) broken", c.broken.size()));
-    over = fmt::format("{}{}{}", j.trade_off.empty() ? "" : j.trade_off + ": ", tuned, fmt::join(what, ", "));
-  }
+  std::string over = over_text(j, tuned);
   // The estimate against every count, leading the message.
   std::string disagree = j.disagreement.empty() ? "" : j.disagreement + ": ";
-  // Which of a varying compilation's variants this is, leading every message.
-  std::string variant = j.variants == 0 ? ""
-                        : j.variant > 0 ? fmt::format(
-                                              "the compilation of this configuration varies: this is variant {} "
-                                              "of the {} its baseline records; ",
-                                              j.variant, j.variants)
-                                        : fmt::format(
-                                              "the compilation of this configuration varies ({} variants "
-                                              "recorded), compared with the nearest, variant {}; ",
-                                              j.variants, j.compared_with);
+  std::string variant = variant_text(j);
   switch (j.state) {
-    case State::kCompilerVaries: {
-      std::vector<std::string> moved;
-      for (const auto& d : c.diffs) {
-        if (d.change != Change::kUnchanged && moved.size() < 4) {
-          moved.push_back(fmt::format("{} {} -> {}", d.name, d.baseline, d.current));
-        }
-      }
-      std::size_t more = static_cast<std::size_t>(c.changed()) - std::min<std::size_t>(moved.size(), c.changed());
-      std::string text = fmt::format(
-          "the compiler varies: the bytecode its {} recorded variants were compiled from gave another cubin "
-          "(SHA-256 {}), whose metrics are none of theirs; against the nearest, variant {}: {}{}",
-          j.variants, j.new_cubin.substr(0, 16), j.compared_with, fmt::join(moved, ", "),
-          more ? fmt::format(" (and {} more)", more) : std::string());
-      return command.empty() ? text
-                             : fmt::format(
-                                   "{}; if it is another variant of the same code, record it with: "
-                                   "TILEPERF_RECORD_VARIANT=1 {}",
-                                   text, command);
-    }
-    case State::kModelChanged: {
-      std::vector<std::string> moved;
-      for (const auto& d : c.diffs) {
-        if (d.verdict == Verdict::kRegressed || d.verdict == Verdict::kImproved) moved.push_back(percent_text(d));
-      }
-      return with(fmt::format("only the model's metrics moved, under another version of tileperf's model ({}): {}; "
-                              "every count is the baseline's",
-                              j.model, fmt::join(moved, ", ")),
-                  "accept the model's estimates with");
-    }
     case State::kSignatureChanged:
       if (j.unmoved) {
         return with(fmt::format("the signature changed ({}) and no gated metric or opcode moved: the same code",

@@ -30,8 +30,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 // The value of a pytest option of the dump step ("--tileperf-archs=..."), "" without it.
 std::string dump_option(const nlohmann::json& args, const std::string& name) {
   std::string prefix = "--tileperf-" + name + "=";
@@ -150,7 +148,7 @@ Investigation investigate(const InvestigationInputs& in) {
   fs::create_directories(out);
   auto t = Clock::now();
   export_variants(in, record, out, inv.source);
-  inv.export_seconds = since(t);
+  inv.export_seconds = seconds_since(t);
 
   std::string list_file = (fs::path(out) / "variants.json").string();
   nlohmann::json list = parse_json(read_file(list_file), list_file);
@@ -185,13 +183,13 @@ Investigation investigate(const InvestigationInputs& in) {
     inv.compiled = batch.compiled;
     inv.cached = batch.cached;
   }
-  inv.compile_seconds = since(t);
+  inv.compile_seconds = seconds_since(t);
   t = Clock::now();
   auto texts = texts_forked(todo.size(), in.jobs, [&](std::size_t i) {
     std::string prefix = (fs::path(out) / (todo[i]->id + "." + in.arch)).string();
     return measure_variant(in, tools, tc, cache, todo[i]->bytecode, prefix);
   });
-  inv.measure_seconds = since(t);
+  inv.measure_seconds = seconds_since(t);
   for (std::size_t i = 0; i < todo.size(); ++i) {
     VariantOutcome& v = *todo[i];
     if (!texts[i].text) {
@@ -210,7 +208,7 @@ Investigation investigate(const InvestigationInputs& in) {
                                  in.arch, inv.base.error.empty() ? "its launch has no cost.time_ns" : inv.base.error));
   }
   rank(inv);
-  inv.seconds = since(start);
+  inv.seconds = seconds_since(start);
   return inv;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/isa.h"
+#include "analysis/loop_trips.h"
 
 namespace tileperf {
 

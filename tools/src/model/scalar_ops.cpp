@@ -26,92 +26,114 @@ std::string first_word(const std::string& words) {
 
 namespace {
 
+// One integer operation's operands, read at the operation's input width
+// (signed or unsigned), and its result wrapped to its type.
+struct IntegerOperands {
+  const ScalarOperation& x;
+  int bits, in_bits;
+  bool is_unsigned;
+
+  explicit IntegerOperands(const ScalarOperation& op)
+      : x(op),
+        bits(integer_bits(op.type)),
+        in_bits(integer_bits(op.in_type) == 0 ? integer_bits(op.type) : integer_bits(op.in_type)),
+        is_unsigned(has_word(op.op.attributes, "unsigned")) {}
+
+  std::int64_t s(std::size_t k) const { return as_signed(x.arg(k).i, in_bits); }
+  std::uint64_t u(std::size_t k) const { return as_unsigned(x.arg(k).i, in_bits); }
+  Val out(std::int64_t v) const { return integer(wrap(v, bits)); }
+  Val out_u(std::uint64_t v) const { return integer(wrap(static_cast<std::int64_t>(v), bits)); }
+};
+
+// shli, shri: a shift by the width or more leaves the sign (shri of a
+// negative signed value) or nothing.
+Val shift(const IntegerOperands& a, std::string_view n) {
+  std::uint64_t amount = a.u(1);
+  if (amount >= static_cast<std::uint64_t>(a.in_bits)) {
+    if (n == "shli" || a.is_unsigned || a.s(0) >= 0) return integer(0);
+    return a.out(-1);
+  }
+  if (n == "shli") return a.out_u(a.u(0) << amount);
+  return a.is_unsigned ? a.out_u(a.u(0) >> amount) : a.out(a.s(0) >> amount);
+}
+
+// divi, remi, with the rounding the attributes name.
+std::optional<Val> divide(const IntegerOperands& a, std::string_view n, bool& divided_by_zero) {
+  if (a.u(1) == 0) {
+    divided_by_zero = true;
+    return std::nullopt;
+  }
+  const std::string& attributes = a.x.op.attributes;
+  bool up = attributes.find("rounding<positive_inf>") != std::string::npos;
+  if (a.is_unsigned && n == "remi") return a.out_u(a.u(0) % a.u(1));
+  if (a.is_unsigned) return a.out_u(a.u(0) / a.u(1) + (up && a.u(0) % a.u(1) != 0 ? 1 : 0));  // cdiv rounds up
+  Int128 p = a.s(0), q = a.s(1);
+  Int128 quotient = p / q, r = p % q;
+  if (n == "remi") return a.out(static_cast<std::int64_t>(r));
+  // The one quotient past the type (INT_MIN / -1) has no defined result.
+  if (quotient > (Int128(1) << (a.in_bits - 1)) - 1) return std::nullopt;
+  if (r != 0 && attributes.find("rounding<negative_inf>") != std::string::npos && ((r < 0) != (q < 0))) --quotient;
+  if (r != 0 && up && ((r < 0) == (q < 0))) ++quotient;
+  return a.out(static_cast<std::int64_t>(quotient));
+}
+
+// mulhii: the high half of the double-width product.
+Val high_multiply(const IntegerOperands& a) {
+  if (a.is_unsigned) {
+    UInt128 p = static_cast<UInt128>(a.u(0)) * a.u(1);
+    return a.out_u(static_cast<std::uint64_t>(p >> a.in_bits));
+  }
+  Int128 p = static_cast<Int128>(a.s(0)) * a.s(1);
+  return a.out(static_cast<std::int64_t>(p >> a.in_bits));
+}
+
+// cmpi by the predicate its attributes begin with; none for another.
+std::optional<Val> compare(const IntegerOperands& a) {
+  std::string pred = first_word(a.x.op.attributes);
+  bool lt = a.is_unsigned ? a.u(0) < a.u(1) : a.s(0) < a.s(1);
+  bool eq = a.is_unsigned ? a.u(0) == a.u(1) : a.s(0) == a.s(1);
+  std::optional<bool> r;
+  if (pred == "equal") r = eq;
+  if (pred == "not_equal") r = !eq;
+  if (pred == "less_than") r = lt;
+  if (pred == "less_than_or_equal") r = lt || eq;
+  if (pred == "greater_than") r = !lt && !eq;
+  if (pred == "greater_than_or_equal") r = !lt;
+  if (!r) return std::nullopt;
+  return integer(*r ? 1 : 0);
+}
+
 std::optional<Val> integer_op(const ScalarOperation& x, bool& divided_by_zero) {
-  const IrOp& op = x.op;
-  IrType type = x.type;
-  std::string_view n = op.name;  // compared by size first: a cheap miss
-  int bits = integer_bits(type);
-  int in_bits = integer_bits(x.in_type);
-  if (in_bits == 0) in_bits = bits;
-  bool is_unsigned = has_word(op.attributes, "unsigned");
-  auto s = [&](std::size_t k) { return as_signed(x.arg(k).i, in_bits); };
-  auto u = [&](std::size_t k) { return as_unsigned(x.arg(k).i, in_bits); };
-  auto out = [&](std::int64_t v) { return integer(wrap(v, bits)); };
-  auto out_u = [&](std::uint64_t v) { return integer(wrap(static_cast<std::int64_t>(v), bits)); };
-  std::size_t arity = op.operands.size();
-  if (n == "addi" && arity == 2) return out_u(u(0) + u(1));
-  if (n == "subi" && arity == 2) return out_u(u(0) - u(1));
-  if (n == "muli" && arity == 2) return out_u(u(0) * u(1));
-  if (n == "negi" && arity == 1) return out_u(0 - u(0));
-  // |INT_MIN| wraps to INT_MIN, as in two's complement.
-  if (n == "absi" && arity == 1) return s(0) < 0 ? out_u(0 - u(0)) : out(s(0));
-  if ((n == "andi" || n == "ori" || n == "xori") && arity == 2) {
-    std::uint64_t a = u(0), b = u(1);
-    return out_u(n == "andi" ? (a & b) : n == "ori" ? (a | b) : (a ^ b));
-  }
-  if ((n == "mini" || n == "maxi") && arity == 2) {
-    bool first = is_unsigned ? (u(0) < u(1)) : (s(0) < s(1));
-    if (n == "maxi") first = !first;
-    return integer(wrap(x.arg(first ? 0 : 1).i, bits));
-  }
-  if ((n == "shli" || n == "shri") && arity == 2) {
-    std::uint64_t amount = u(1);
-    if (amount >= static_cast<std::uint64_t>(in_bits)) {
-      if (n == "shli" || is_unsigned || s(0) >= 0) return integer(0);
-      return out(-1);
+  std::string_view n = x.op.name;  // compared by size first: a cheap miss
+  IntegerOperands a(x);
+  std::size_t arity = x.op.operands.size();
+  if (arity == 2) {
+    if (n == "addi") return a.out_u(a.u(0) + a.u(1));
+    if (n == "subi") return a.out_u(a.u(0) - a.u(1));
+    if (n == "muli") return a.out_u(a.u(0) * a.u(1));
+    if (n == "andi" || n == "ori" || n == "xori") {
+      std::uint64_t p = a.u(0), q = a.u(1);
+      return a.out_u(n == "andi" ? (p & q) : n == "ori" ? (p | q) : (p ^ q));
     }
-    if (n == "shli") return out_u(u(0) << amount);
-    return is_unsigned ? out_u(u(0) >> amount) : out(s(0) >> amount);
-  }
-  if ((n == "divi" || n == "remi") && arity == 2) {
-    if (u(1) == 0) {
-      divided_by_zero = true;
-      return std::nullopt;
+    if (n == "mini" || n == "maxi") {
+      bool first = a.is_unsigned ? (a.u(0) < a.u(1)) : (a.s(0) < a.s(1));
+      if (n == "maxi") first = !first;
+      return integer(wrap(x.arg(first ? 0 : 1).i, a.bits));
     }
-    bool up = op.attributes.find("rounding<positive_inf>") != std::string::npos;
-    if (is_unsigned && n == "remi") return out_u(u(0) % u(1));
-    if (is_unsigned) return out_u(u(0) / u(1) + (up && u(0) % u(1) != 0 ? 1 : 0));  // cdiv of unsigned rounds up
-    Int128 a = s(0), b = s(1);
-    Int128 q = a / b, r = a % b;
-    if (n == "remi") return out(static_cast<std::int64_t>(r));
-    // The one quotient past the type (INT_MIN / -1) has no defined result.
-    if (q > (Int128(1) << (in_bits - 1)) - 1) return std::nullopt;
-    if (r != 0 && op.attributes.find("rounding<negative_inf>") != std::string::npos && ((r < 0) != (b < 0))) --q;
-    if (r != 0 && up && ((r < 0) == (b < 0))) ++q;
-    return out(static_cast<std::int64_t>(q));
+    if (n == "shli" || n == "shri") return shift(a, n);
+    if (n == "divi" || n == "remi") return divide(a, n, divided_by_zero);
+    if (n == "mulhii") return high_multiply(a);
+    if (n == "cmpi") return compare(a);
   }
-  if (n == "mulhii" && arity == 2) {
-    if (is_unsigned) {
-      UInt128 p = static_cast<UInt128>(u(0)) * u(1);
-      return out_u(static_cast<std::uint64_t>(p >> in_bits));
-    }
-    Int128 p = static_cast<Int128>(s(0)) * s(1);
-    return out(static_cast<std::int64_t>(p >> in_bits));
+  if (arity == 1) {
+    if (n == "negi") return a.out_u(0 - a.u(0));
+    // |INT_MIN| wraps to INT_MIN, as in two's complement.
+    if (n == "absi") return a.s(0) < 0 ? a.out_u(0 - a.u(0)) : a.out(a.s(0));
+    if (n == "exti") return a.is_unsigned ? a.out_u(a.u(0)) : a.out(a.s(0));
+    if (n == "trunci") return a.out(x.arg(0).i);
+    if (n == "bitcast" && is_integer(x.in_type)) return a.out(x.arg(0).i);
   }
-  if (n == "cmpi" && arity == 2) {
-    std::string pred = first_word(op.attributes);
-    bool lt, eq;
-    if (is_unsigned) {
-      lt = u(0) < u(1);
-      eq = u(0) == u(1);
-    } else {
-      lt = s(0) < s(1);
-      eq = s(0) == s(1);
-    }
-    std::optional<bool> r;
-    if (pred == "equal") r = eq;
-    if (pred == "not_equal") r = !eq;
-    if (pred == "less_than") r = lt;
-    if (pred == "less_than_or_equal") r = lt || eq;
-    if (pred == "greater_than") r = !lt && !eq;
-    if (pred == "greater_than_or_equal") r = !lt;
-    if (!r) return std::nullopt;
-    return integer(*r ? 1 : 0);
-  }
-  if (n == "select" && arity == 3) return integer(wrap((x.arg(0).i & 1) ? x.arg(1).i : x.arg(2).i, bits));
-  if (n == "exti" && arity == 1) return is_unsigned ? out_u(u(0)) : out(s(0));
-  if (n == "trunci" && arity == 1) return out(x.arg(0).i);
-  if (n == "bitcast" && arity == 1 && is_integer(x.in_type)) return out(x.arg(0).i);
+  if (n == "select" && arity == 3) return integer(wrap((x.arg(0).i & 1) ? x.arg(1).i : x.arg(2).i, a.bits));
   return std::nullopt;
 }
 

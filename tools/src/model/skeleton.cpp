@@ -15,6 +15,7 @@
 #include "model/skeleton_evaluator.h"
 #include "support/error.h"
 #include "support/text.h"
+#include "analysis/loop_trips.h"
 
 namespace tileperf {
 

@@ -284,6 +284,100 @@ void TileIrProgramBuilder::entry(std::string_view line, int lineno) {
   open_region(-1, args);
 }
 
+std::string_view TileIrProgramBuilder::for_header(std::string_view rest, IrOp& op, std::vector<IrType>& types,
+                                                  std::vector<int>& region_arguments) {
+  // for %iv in (%lb to %ub, step %s) [unsigned] : tile<i32> [iter_values(%a = %x, ...)] [-> (types)]
+  std::size_t iv_end = rest.find(' ');
+  std::string iv(trim_view(rest.substr(0, iv_end)));
+  std::size_t open = rest.find('('), close = find_top(rest, ")", open + 1);
+  std::string_view range = open != std::string_view::npos && close != std::string_view::npos
+                               ? rest.substr(open + 1, close - open - 1)
+                               : std::string_view();
+  for (std::size_t at = range.find('%'); at != std::string_view::npos; at = range.find('%', name_end(range, at))) {
+    op.operands.push_back(use(range.substr(at, name_end(range, at) - at)));
+  }
+  std::string_view after = close != std::string_view::npos ? rest.substr(close + 1) : std::string_view();
+  op.unsigned_compare = after.find("unsigned") != std::string_view::npos;
+  std::size_t colon = after.find(": ");
+  std::string_view iv_type = colon == std::string_view::npos ? "" : after.substr(colon + 2);
+  iv_type = iv_type.substr(0, iv_type.find(' '));
+  types = result_types(after.substr(
+      std::min(after.size(), after.find("->") == std::string_view::npos ? after.size() : after.find("->"))));
+  region_arguments.push_back(define(iv, ir_type(iv_type), -1, false));
+  iter_values(after, types, op, region_arguments);
+  return {};
+}
+
+std::string_view TileIrProgramBuilder::signature(std::string_view rest, IrOp& op, std::vector<IrType>& types) {
+  std::string_view operands_text = rest;
+  std::size_t colon = find_top(rest, " : ");
+  if (colon == std::string_view::npos && rest.rfind(": ", 0) == 0) colon = 0;  // "make_token : token"
+  std::string_view signature;
+  if (colon != std::string_view::npos) {
+    operands_text = rest.substr(0, colon);
+    signature = rest.substr(colon + (colon == 0 ? 2 : 3));
+  }
+  if (op.name == "if") {
+    std::size_t arrow = find_top(rest, "->");
+    if (arrow != std::string_view::npos) {
+      types = result_types(rest.substr(arrow));
+      operands_text = rest.substr(0, arrow);
+    }
+  } else {
+    types = result_types(signature);
+  }
+  if (op.name == "make_partition_view") partition_shape(signature, op);
+  if (op.name == "constant") {
+    std::size_t open = operands_text.find('<');
+    if (open != std::string_view::npos) {
+      std::size_t close = operands_text.rfind('>');
+      op.literal = std::string(
+          operands_text.substr(open, close == std::string_view::npos ? std::string_view::npos : close - open + 1));
+    }
+    operands_text = {};
+    if (types.size() == 1) read_constant(types[0], op);
+  }
+  return operands_text;
+}
+
+std::string_view TileIrProgramBuilder::tensor_view_dims(std::string_view operands_text, IrOp& op) {
+  // make_tensor_view %ptr, shape = [%a, 64], strides = [%s, 1]
+  auto list = [&](std::string_view key, std::vector<IrDim>& into) {
+    auto at = operands_text.find(key);
+    if (at == std::string_view::npos) return;
+    auto open = operands_text.find('[', at), close = operands_text.find(']', at);
+    if (open == std::string_view::npos || close == std::string_view::npos) return;
+    for (auto d : split_top(operands_text.substr(open + 1, close - open - 1), ',')) {
+      if (d.empty()) continue;
+      IrDim dim;
+      if (d[0] == '%') {
+        dim.value = use(d.substr(0, name_end(d, 0)));
+      } else if (auto n = integer_literal(d)) {
+        dim.constant = *n;
+      }
+      into.push_back(dim);
+    }
+  };
+  list("shape", op.shape);
+  list("strides", op.strides);
+  return operands_text.substr(0, operands_text.find(','));
+}
+
+void TileIrProgramBuilder::operands(std::string_view operands_text, IrOp& op) {
+  std::string words;
+  for (std::size_t i = 0; i < operands_text.size();) {
+    if (operands_text[i] == '%') {
+      std::size_t end = name_end(operands_text, i);
+      op.operands.push_back(use(operands_text.substr(i, end - i)));
+      i = end;
+      continue;
+    }
+    words += operands_text[i];
+    ++i;
+  }
+  op.attributes = std::string(trim_view(words));
+}
+
 int TileIrProgramBuilder::operation(std::string_view results, std::string_view name, std::string_view rest, int lineno,
                                     const std::string& loc, bool opens) {
   lineno_ = lineno;
@@ -299,99 +393,18 @@ int TileIrProgramBuilder::operation(std::string_view results, std::string_view n
   if (opens && !rest.empty() && rest.back() == '{') rest = trim_view(rest.substr(0, rest.size() - 1));
   std::vector<int> region_arguments;
   std::vector<IrType> types;
-  std::string_view operands_text = rest;
+  std::string_view operands_text;
   if (op.name == "for") {
-    // for %iv in (%lb to %ub, step %s) [unsigned] : tile<i32> [iter_values(%a = %x, ...)] [-> (types)]
-    std::size_t iv_end = rest.find(' ');
-    std::string iv(trim_view(rest.substr(0, iv_end)));
-    std::size_t open = rest.find('('), close = find_top(rest, ")", open + 1);
-    std::string_view range = open != std::string_view::npos && close != std::string_view::npos
-                                 ? rest.substr(open + 1, close - open - 1)
-                                 : std::string_view();
-    for (std::size_t at = range.find('%'); at != std::string_view::npos; at = range.find('%', name_end(range, at))) {
-      op.operands.push_back(use(range.substr(at, name_end(range, at) - at)));
-    }
-    std::string_view after = close != std::string_view::npos ? rest.substr(close + 1) : std::string_view();
-    op.unsigned_compare = after.find("unsigned") != std::string_view::npos;
-    std::size_t colon = after.find(": ");
-    std::string_view iv_type = colon == std::string_view::npos ? "" : after.substr(colon + 2);
-    iv_type = iv_type.substr(0, iv_type.find(' '));
-    types = result_types(after.substr(
-        std::min(after.size(), after.find("->") == std::string_view::npos ? after.size() : after.find("->"))));
-    region_arguments.push_back(define(iv, ir_type(iv_type), -1, false));
-    iter_values(after, types, op, region_arguments);
-    operands_text = {};
+    operands_text = for_header(rest, op, types, region_arguments);
   } else if (op.name == "loop") {
     // loop [iter_values(%a = %x, ...) : types -> types]
     types = result_types(rest);
     iter_values(rest, types, op, region_arguments);
-    operands_text = {};
   } else {
-    std::size_t colon = find_top(rest, " : ");
-    if (colon == std::string_view::npos && rest.rfind(": ", 0) == 0) colon = 0;  // "make_token : token"
-    std::string_view signature;
-    if (colon != std::string_view::npos) {
-      operands_text = rest.substr(0, colon);
-      signature = rest.substr(colon + (colon == 0 ? 2 : 3));
-    }
-    if (op.name == "if") {
-      std::size_t arrow = find_top(rest, "->");
-      if (arrow != std::string_view::npos) {
-        types = result_types(rest.substr(arrow));
-        operands_text = rest.substr(0, arrow);
-      }
-    } else {
-      types = result_types(signature);
-    }
-    if (op.name == "make_partition_view") partition_shape(signature, op);
-    if (op.name == "constant") {
-      auto close = find_top(operands_text, ">");
-      std::size_t open = operands_text.find('<');
-      if (open != std::string_view::npos) {
-        close = operands_text.rfind('>');
-        op.literal = std::string(
-            operands_text.substr(open, close == std::string_view::npos ? std::string_view::npos : close - open + 1));
-      }
-      operands_text = {};
-      if (types.size() == 1) read_constant(types[0], op);
-    }
+    operands_text = signature(rest, op, types);
   }
-  if (op.name == "make_tensor_view") {
-    // make_tensor_view %ptr, shape = [%a, 64], strides = [%s, 1]
-    auto list = [&](std::string_view key, std::vector<IrDim>& into) {
-      auto at = operands_text.find(key);
-      if (at == std::string_view::npos) return;
-      auto open = operands_text.find('[', at), close = operands_text.find(']', at);
-      if (open == std::string_view::npos || close == std::string_view::npos) return;
-      for (auto d : split_top(operands_text.substr(open + 1, close - open - 1), ',')) {
-        if (d.empty()) continue;
-        IrDim dim;
-        if (d[0] == '%') {
-          dim.value = use(d.substr(0, name_end(d, 0)));
-        } else if (auto n = integer_literal(d)) {
-          dim.constant = *n;
-        }
-        into.push_back(dim);
-      }
-    };
-    list("shape", op.shape);
-    list("strides", op.strides);
-    auto comma = operands_text.find(',');
-    operands_text = operands_text.substr(0, comma);
-  }
-  // The operands, and the words between them.
-  std::string words;
-  for (std::size_t i = 0; i < operands_text.size();) {
-    if (operands_text[i] == '%') {
-      std::size_t end = name_end(operands_text, i);
-      op.operands.push_back(use(operands_text.substr(i, end - i)));
-      i = end;
-      continue;
-    }
-    words += operands_text[i];
-    ++i;
-  }
-  op.attributes = std::string(trim_view(words));
+  if (op.name == "make_tensor_view") operands_text = tensor_view_dims(operands_text, op);
+  operands(operands_text, op);  // the operands, and the words between them
   op.results = define_results(results, types, index);
   p_.ops[static_cast<std::size_t>(index)] = std::move(op);
   if (!open_.empty()) open_.back().region.ops.push_back(index);

@@ -158,6 +158,16 @@ class TileIrProgramBuilder {
   void iter_values(std::string_view text, const std::vector<IrType>& types, IrOp& op, std::vector<int>& arguments);
   std::vector<int> define_results(std::string_view results, const std::vector<IrType>& types, int op);
   void read_constant(IrType type, IrOp& op) const;  // a scalar constant's value, or an error
+  // The parts of an operation's line after its name, by kind: each reads
+  // what its operations hold there into `op`, its results' types into
+  // `types`, and returns the text of its plain operands.
+  std::string_view for_header(std::string_view rest, IrOp& op, std::vector<IrType>& types,
+                              std::vector<int>& region_arguments);
+  std::string_view signature(std::string_view rest, IrOp& op, std::vector<IrType>& types);
+  std::string_view tensor_view_dims(std::string_view operands_text, IrOp& op);  // shape = [...], strides = [...]
+  // The operands (%names) of `operands_text`, and the words between them
+  // (the attributes).
+  void operands(std::string_view operands_text, IrOp& op);
 
   TileIrProgram p_;
   struct Open {

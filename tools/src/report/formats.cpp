@@ -103,69 +103,102 @@ std::string where_full(const MarkdownOptions& o) {
   return o.full_report.empty() ? "the full report (tileperf report --html)" : "the full report: " + o.full_report;
 }
 
-}  // namespace
-
-std::string report_markdown(const ReportView& view, const MarkdownOptions& options) {
+// The comment's head: the counts, the commit and the CI run it is of, what
+// is missing, the runs it holds, the review's headline.
+std::string md_head(const ReportView& view, const MarkdownOptions& options) {
   std::string head = fmt::format("## tileperf: {}\n\n", view.counts_text());
-  {
-    std::vector<std::string> from;
-    if (!options.commit.empty()) {
-      std::string sha = fmt::format("`{}`", options.commit.substr(0, 12));
-      from.push_back("commit " + (options.commit_url.empty() ? sha : fmt::format("[{}]({})", sha, options.commit_url)));
-    }
-    if (!options.run_url.empty()) from.push_back(fmt::format("[CI run]({})", options.run_url));
-    if (!from.empty()) {
-      std::string line;
-      for (const auto& f : from) line += (line.empty() ? "" : " · ") + f;
-      head += line + "\n\n";
-    }
+  std::vector<std::string> from;
+  if (!options.commit.empty()) {
+    std::string sha = fmt::format("`{}`", options.commit.substr(0, 12));
+    from.push_back("commit " + (options.commit_url.empty() ? sha : fmt::format("[{}]({})", sha, options.commit_url)));
+  }
+  if (!options.run_url.empty()) from.push_back(fmt::format("[CI run]({})", options.run_url));
+  if (!from.empty()) {
+    std::string line;
+    for (const auto& f : from) line += (line.empty() ? "" : " · ") + f;
+    head += line + "\n\n";
   }
   if (auto missing = view.missing_text(); !missing.empty()) head += "> **" + missing + "**\n\n";
   if (auto runs = view.runs_text(); !runs.empty()) head += "> " + runs + "\n\n";
+  if (options.review) head += "> **Review:** " + options.review->headline() + "\n\n";
+  return head;
+}
+
+// One block of the comment: a heading (the first of its group), a summary
+// line, and the details folded under it.
+struct Block {
+  std::string heading, summary, details;
+
+  std::string full() const {
+    if (details.empty()) return fmt::format("{}{}\n\n", heading, summary);
+    return fmt::format("{}<details><summary>{}</summary>\n\n{}\n</details>\n\n", heading, summary, details);
+  }
+  std::string brief() const { return fmt::format("{}- {}\n", heading, summary); }
+};
+
+// The tests of `tests` as blocks, the first under `heading`.
+template <typename Tests, typename Test>
+void add_blocks(const Tests& tests, const std::string& heading, Test test, std::vector<Block>& blocks) {
+  bool first = true;
+  for (const auto& each : tests) {
+    const TestView* t = test(each);
+    if (!t) continue;
+    blocks.push_back({first ? heading : "", md_summary_line(*t), md_details(*t)});
+    first = false;
+  }
+}
+
+// The review's blocks: the baselines the merge request changed, those it
+// removed, and the tests that moved against the merge base.
+void review_blocks(const ReviewView& review, std::vector<Block>& blocks) {
+  add_blocks(
+      review.accepted.tests,
+      fmt::format("### Baselines changed in this merge request: {}\n\n", review.accepted.counts_text()),
+      [](const TestView& t) { return &t; }, blocks);
+  if (!review.removed.empty()) {
+    std::string names;
+    for (const auto& n : review.removed) names += (names.empty() ? "`" : ", `") + n + "`";
+    blocks.push_back({"", "baselines removed: " + names, ""});
+  }
+  add_blocks(
+      review.base_moved, fmt::format("### Against the merge base: {}\n\n", review.against_base.counts_text()),
+      [](const TestView* t) { return t; }, blocks);
+}
+
+// Too long: no table of all tests, details while they fit, then one line
+// per test.
+std::string shortened(const std::string& head, const std::vector<Block>& blocks, const MarkdownOptions& options) {
+  const std::string tail =
+      fmt::format("\nThe comment is shortened to fit; every test is in {}.\n", where_full(options));
+  std::string out = head;
+  std::size_t i = 0;
+  for (; i < blocks.size() && out.size() + blocks[i].full().size() + tail.size() <= options.max_chars / 2; ++i) {
+    out += blocks[i].full();
+  }
+  for (; i < blocks.size(); ++i) {
+    std::string line = blocks[i].brief();
+    if (out.size() + line.size() + tail.size() + 80 > options.max_chars) {
+      out += fmt::format("\n... and {} more tests that need a look.\n", blocks.size() - i);
+      break;
+    }
+    out += line;
+  }
+  return out + tail;
+}
+
+}  // namespace
+
+std::string report_markdown(const ReportView& view, const MarkdownOptions& options) {
+  std::string head = md_head(view, options);
   const std::string all = md_all_tests(view);
   // Each kernel with a test that needs a look: a heading, then one block per test.
-  struct Block {
-    std::string heading, summary, details;
-  };
   std::vector<Block> blocks;
-  if (const ReviewView* review = options.review) {
-    head += "> **Review:** " + review->headline() + "\n\n";
-    bool first = true;
-    for (const auto& t : review->accepted.tests) {
-      std::string heading =
-          first ? fmt::format("### Baselines changed in this merge request: {}\n\n", review->accepted.counts_text())
-                : "";
-      first = false;
-      blocks.push_back({heading, md_summary_line(t), md_details(t)});
-    }
-    if (!review->removed.empty()) {
-      std::string names;
-      for (const auto& n : review->removed) names += (names.empty() ? "`" : ", `") + n + "`";
-      blocks.push_back({"", "baselines removed: " + names, ""});
-    }
-    first = true;
-    for (const auto* t : review->base_moved) {
-      std::string heading =
-          first ? fmt::format("### Against the merge base: {}\n\n", review->against_base.counts_text()) : "";
-      first = false;
-      blocks.push_back({heading, md_summary_line(*t), md_details(*t)});
-    }
-  }
+  if (options.review) review_blocks(*options.review, blocks);
   for (const auto& k : view.kernels) {
-    bool first = true;
-    for (const auto* t : k.tests) {
-      if (!t->needs_look) continue;
-      std::string heading = first ? fmt::format("### {}: {}\n\n", k.kernel, counts_text(k.counts)) : "";
-      first = false;
-      blocks.push_back({heading, md_summary_line(*t), md_details(*t)});
-    }
+    add_blocks(
+        k.tests, fmt::format("### {}: {}\n\n", k.kernel, counts_text(k.counts)),
+        [](const TestView* t) { return t->needs_look ? t : nullptr; }, blocks);
   }
-  auto full = [](const Block& b) {
-    if (b.details.empty()) return fmt::format("{}{}\n\n", b.heading, b.summary);
-    return fmt::format("{}<details><summary>{}</summary>\n\n{}\n</details>\n\n", b.heading, b.summary, b.details);
-  };
-  auto brief = [](const Block& b) { return fmt::format("{}- {}\n", b.heading, b.summary); };
-
   if (auto drift = view.drift_lines(); !drift.empty()) {
     // After the tests that need a look: slow moves the gate passed one step at a time.
     std::string lines;
@@ -174,26 +207,9 @@ std::string report_markdown(const ReportView& view, const MarkdownOptions& optio
                       "each accepted step within its limit, their sum past it", lines});
   }
   std::string body;
-  for (const auto& b : blocks) body += full(b);
+  for (const auto& b : blocks) body += b.full();
   if (head.size() + body.size() + all.size() <= options.max_chars) return head + body + all;
-
-  // Too long: no table of all tests, details while they fit, then one line per test.
-  const std::string tail =
-      fmt::format("\nThe comment is shortened to fit; every test is in {}.\n", where_full(options));
-  std::string out = head;
-  std::size_t i = 0;
-  for (; i < blocks.size() && out.size() + full(blocks[i]).size() + tail.size() <= options.max_chars / 2; ++i) {
-    out += full(blocks[i]);
-  }
-  for (; i < blocks.size(); ++i) {
-    std::string line = brief(blocks[i]);
-    if (out.size() + line.size() + tail.size() + 80 > options.max_chars) {
-      out += fmt::format("\n... and {} more tests that need a look.\n", blocks.size() - i);
-      break;
-    }
-    out += line;
-  }
-  return out + tail;
+  return shortened(head, blocks, options);
 }
 
 }  // namespace tileperf

@@ -18,6 +18,7 @@
 // randomisation on, and the result says why.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -59,5 +60,10 @@ struct ProcessResult {
 // Throws ToolError if the program cannot be started at all, UsageError for
 // a timeout that is not a positive finite number of seconds.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+// The seconds since `t`, by the steady clock.
+inline double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 }  // namespace tileperf
