@@ -4,7 +4,9 @@
 #define BOOST_TEST_MODULE arch_table
 #include <boost/test/unit_test.hpp>
 
+#include "analysis/cost_model.h"
 #include "model/arch_table.h"
+#include "support/error.h"
 #include "fixtures.h"
 #include "support/json_input.h"
 
@@ -92,4 +94,49 @@ BOOST_AUTO_TEST_CASE(an_architecture_takes_the_row_at_or_below_it) {
   BOOST_TEST(arch_spec("sm_103").arch == "sm_100");
   BOOST_TEST(arch_spec("sm_120a").arch == "sm_120");
   BOOST_TEST(arch_spec("sm_80").arch == "sm_90");  // below every row: the lowest
+}
+
+// The cost model's issue rates: the same file's issue_rates, by name.
+BOOST_AUTO_TEST_CASE(the_issue_rates_are_the_files_by_name) {
+  auto rows = parse_issue_rates(read_file(kTable), kTable);
+  BOOST_REQUIRE_EQUAL(rows.size(), 5u);
+  BOOST_TEST(rows.front().arch == "sm_80");
+  BOOST_TEST(rows.back().arch == "sm_120");
+  for (const auto& r : rows) {
+    const ArchRates& compiled = CostModel(r.arch).rates();
+    BOOST_TEST_INFO(r.arch);
+    BOOST_TEST(compiled.arch == r.arch);
+    BOOST_TEST(compiled.tensor_macs == r.tensor_macs);
+    BOOST_TEST(compiled.integer == r.integer);
+    BOOST_TEST(compiled.l1_bytes == r.l1_bytes);
+  }
+  BOOST_TEST(CostModel("sm_90").rates().tensor_macs == 2048);                           // the H100 whitepaper's
+  BOOST_TEST(CostModel("sm_120").rates().integer == 128);                               // at the FP32 rate
+  BOOST_TEST(CostModel("sm_86").rates().fp64_tensor_macs == 2);                         // no FP64 tensor cores
+  BOOST_TEST(arch_spec("sm_90").tensor_macs < CostModel("sm_90").rates().tensor_macs);  // achieved, not the datasheet's
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_issue_rate_is_a_located_error) {
+  auto with = [](const std::string& arch, const std::string& key, const std::string& value) {
+    auto table = parse_json(read_file(kTable), kTable);
+    auto& row = table.at("issue_rates").at(arch);
+    if (value.empty()) {
+      row.erase(key);
+    } else {
+      row[key] = nlohmann::json::parse(value);
+    }
+    return table.dump();
+  };
+  auto refused = [](const std::string& text, const std::string& what) {
+    try {
+      parse_issue_rates(text, "t.json");
+    } catch (const InputError& e) {
+      BOOST_TEST(std::string(e.what()).find(what) != std::string::npos, e.what() << " names " << what);
+      return;
+    }
+    BOOST_ERROR("accepted: " << what);
+  };
+  refused(with("sm_90", "mufu", ""), "t.json: issue_rates.sm_90.mufu must be a number");
+  refused(with("sm_100", "tensor_macs", "\"4096\""), "issue_rates.sm_100.tensor_macs must be a number");
+  refused("{\"format\": \"tileperf-archs/1\", \"archs\": {}}", "issue_rates must be an object");
 }

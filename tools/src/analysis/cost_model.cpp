@@ -1,51 +1,71 @@
 #include "analysis/cost_model.h"
 
 #include <algorithm>
-#include <array>
+
+#include "support/error.h"
+#include "support/json_input.h"
 
 namespace tileperf {
 
 namespace {
 
-// Per-SM rates. Sources:
-// - ALU rows: CUDA C++ Programming Guide, "Arithmetic Instructions",
-//   throughput of native arithmetic instructions (results per clock per
-//   multiprocessor) for compute capabilities 8.0, 8.6/8.9, 9.0, 10.0, 12.0.
-//   FP64 is half the FP32 rate on the data-centre parts (8.0, 9.0, 10.0)
-//   and 1/64 of it on 8.6/8.9/12.0. 12.0's unified FP32/INT32 cores run
-//   integer instructions at the FP32 rate (NVIDIA RTX Blackwell GPU
-//   architecture whitepaper).
-// - tensor_macs: dense FP16/BF16 tensor throughput with FP32 accumulation
-//   per SM and clock, from the architecture whitepapers: A100 312 TFLOP/s
-//   (108 SMs, 1.41 GHz) = 1024 MAC/clk/SM; H100 twice A100 per SM and
-//   clock = 2048; B200 twice H100 = 4096; RTX Blackwell (RTX PRO 6000:
-//   503.8 TFLOP/s, 188 SMs, 2.617 GHz) = 512, as Ada (RTX 6000 Ada).
-//   GeForce parts run FP32 accumulation at half that rate.
-// - fp64_tensor_macs: H100 67 TFLOP/s FP64 tensor = 128 MAC/clk/SM; A100
-//   half of it; B200 about 64; no FP64 tensor cores on 8.6/8.9/12.0 (the
-//   FP64 ALU rate).
-// - l1_bytes: 128 bytes per clock per SM of L1/shared-memory bandwidth
-//   (Volta and later tuning guides).
-constexpr std::array kRates = {
-    //        arch     fp32 fp16 fp64 mufu int  bitc conv c64 pack shfl tensor fp64t  l1
-    ArchRates{"sm_80", 64, 256, 32, 16, 64, 16, 16, 16, 64, 32, 1024, 64, 128},
-    ArchRates{"sm_86", 128, 256, 2, 16, 64, 16, 16, 2, 64, 32, 512, 2, 128},
-    ArchRates{"sm_90", 128, 256, 64, 16, 64, 16, 16, 16, 64, 32, 2048, 128, 128},
-    ArchRates{"sm_100", 128, 256, 64, 16, 64, 16, 16, 16, 64, 32, 4096, 64, 128},
-    ArchRates{"sm_120", 128, 256, 2, 16, 128, 16, 16, 2, 64, 32, 512, 2, 128},
-};
+constexpr const char* kArchTableJson =
+#include "support/arch_table_json.inc"  // the text of tools/tileperf_dump/archs.json
+    ;
 
 constexpr double kIssueCycles = 0.25;  // four schedulers per SM, one warp instruction each per clock
+
+ArchRates rates_row(const std::string& arch, const nlohmann::json& row, const std::string& filename) {
+  std::string place = "issue_rates." + arch;
+  if (!row.is_object()) throw InputError(filename, 0, place + " must be an object");
+  auto rate = [&](const char* key) { return json_number(row, key, filename, place); };
+  return ArchRates{.arch = arch,
+                   .fp32 = rate("fp32"),
+                   .fp16 = rate("fp16"),
+                   .fp64 = rate("fp64"),
+                   .mufu = rate("mufu"),
+                   .integer = rate("integer"),
+                   .bitcount = rate("bitcount"),
+                   .convert = rate("convert"),
+                   .convert64 = rate("convert64"),
+                   .pack = rate("pack"),
+                   .shuffle = rate("shuffle"),
+                   .tensor_macs = rate("tensor_macs"),
+                   .fp64_tensor_macs = rate("fp64_tensor_macs"),
+                   .l1_bytes = rate("l1_bytes")};
+}
+
+const std::vector<ArchRates>& rates_table() {
+  static const std::vector<ArchRates> rows = parse_issue_rates(kArchTableJson, "archs.json");
+  return rows;
+}
+
 const ArchRates* rates_for(std::string_view arch) {
   int want = arch_number(arch);
-  const ArchRates* best = &kRates.front();
-  for (const auto& row : kRates) {
+  const ArchRates* best = &rates_table().front();
+  for (const auto& row : rates_table()) {
     if (arch_number(row.arch) <= want) best = &row;
   }
   return best;
 }
 
 }  // namespace
+
+std::vector<ArchRates> parse_issue_rates(const std::string& text, const std::string& filename) {
+  auto table = parse_json(text, filename);
+  auto rates = table.is_object() ? table.find("issue_rates") : table.end();
+  if (!table.is_object() || rates == table.end() || !rates->is_object() || rates->empty()) {
+    throw InputError(filename, 0, "issue_rates must be an object of one row per architecture");
+  }
+  std::vector<ArchRates> rows;
+  for (const auto& [arch, row] : rates->items()) {
+    if (arch_number(arch) == 0) throw InputError(filename, 0, "issue_rates." + arch + " is not an architecture");
+    rows.push_back(rates_row(arch, row, filename));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const ArchRates& a, const ArchRates& b) { return arch_number(a.arch) < arch_number(b.arch); });
+  return rows;
+}
 
 CostModel::CostModel(std::string_view arch, std::int64_t tensor_macs_hint)
     : rates_(rates_for(arch)), tensor_macs_hint_(tensor_macs_hint) {}

@@ -16,21 +16,32 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/isa.h"
 #include "readers/sass.h"
 
 namespace tileperf {
 
+// The rates of one architecture: a row of the architecture table's
+// issue_rates (tools/tileperf_dump/archs.json, whose issue_rates_source
+// says where each figure comes from), read by name.
 struct ArchRates {
-  std::string_view arch;  // the table's row, e.g. "sm_90"
+  std::string arch;  // the table's row, e.g. "sm_90"
   // Results per clock per SM, as CUDA's arithmetic-instruction throughput
   // table gives them.
-  double fp32, fp16, fp64, mufu, integer, bitcount, convert, convert64, pack, shuffle;
-  double tensor_macs;       // dense fp16/bf16 multiply-accumulates per clock per SM
-  double fp64_tensor_macs;  // DMMA multiply-accumulates per clock per SM
-  double l1_bytes;          // load/store bytes per clock per SM
+  double fp32 = 0, fp16 = 0, fp64 = 0, mufu = 0, integer = 0, bitcount = 0, convert = 0, convert64 = 0, pack = 0,
+         shuffle = 0;
+  double tensor_macs = 0;       // dense fp16/bf16 multiply-accumulates per clock per SM
+  double fp64_tensor_macs = 0;  // DMMA multiply-accumulates per clock per SM
+  double l1_bytes = 0;          // load/store bytes per clock per SM
 };
+
+// The issue_rates rows of an architecture table's text (the format of
+// archs.json), in ascending architecture order; `filename` names it in a
+// located error (InputError) for a missing row, field or one of the wrong
+// type.
+std::vector<ArchRates> parse_issue_rates(const std::string& text, const std::string& filename);
 
 class CostModel {
  public:

@@ -26,12 +26,8 @@ struct Place {
 [[noreturn]] void refuse(const Place& at, const std::string& what) { throw InputError(at.file, 0, at.path + what); }
 
 // The field `key` of a row, a number (or an integer where `whole`).
-double number(const nlohmann::json& row, const Place& at, const char* key, bool whole = false) {
-  auto it = row.find(key);
-  if (it == row.end() || !it->is_number() || (whole && !it->is_number_integer())) {
-    refuse(at, fmt::format(".{} must be {}", key, whole ? "an integer" : "a number"));
-  }
-  return it->get<double>();
+double number(const nlohmann::json& row, const Place& at, const std::string& key, bool whole = false) {
+  return json_number(row, key, at.file, at.path, whole);
 }
 
 std::string text(const nlohmann::json& row, const Place& at, const char* key) {
@@ -52,7 +48,7 @@ Latencies latencies(const nlohmann::json& row, const Place& at) {
     if (!known) refuse(inner, fmt::format(".{} is not a latency of the replay", name));
   }
   for (auto& [name, field] : fields) {
-    if (name != "local") *field = number(*it, inner, name.c_str());
+    if (name != "local") *field = number(*it, inner, name);
   }
   return l;
 }

@@ -140,6 +140,15 @@ std::string json_optional_string(const Json& object, const std::string& key, con
   return object.is_object() && object.contains(key) ? json_string(object, key, filename) : "";
 }
 
+double json_number(const Json& object, const std::string& key, const std::string& filename, const std::string& place,
+                   bool whole) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number() || (whole && !it->is_number_integer())) {
+    throw InputError(filename, 0, place + "." + key + (whole ? " must be an integer" : " must be a number"));
+  }
+  return it->get<double>();
+}
+
 std::int64_t json_count(const Json& value, const std::string& filename, const std::string& key) {
   if (value.is_number_unsigned() && value.get<std::uint64_t>() <= std::uint64_t(kMaxCount)) {
     return static_cast<std::int64_t>(value.get<std::uint64_t>());

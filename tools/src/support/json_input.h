@@ -38,6 +38,13 @@ std::string json_string(const nlohmann::json& object, const std::string& key, co
 // The same, "" when `object` has no `key`.
 std::string json_optional_string(const nlohmann::json& object, const std::string& key, const std::string& filename);
 
+// The number at `key` of `object` (an integer with `whole`), the object
+// being the one at `place` of the file ("archs.sm_90"): an InputError
+// "<place>.<key> must be a number" (or "an integer") naming the file when
+// it is missing or of another type.
+double json_number(const nlohmann::json& object, const std::string& key, const std::string& filename,
+                   const std::string& place, bool whole = false);
+
 // An object of counts, checked entry by entry; `key` names the object.
 std::map<std::string, std::int64_t> json_counts(const nlohmann::json& object, const std::string& filename,
                                                 const std::string& key);
