@@ -115,7 +115,7 @@ std::optional<int> update_variants(const CheckOptions& o, const Policy& policy, 
   }
   std::optional<std::string> model;
   if (current.model != old.model) model = current.model;
-  old.variants.push_back({current.cubin, current.values, model});
+  old.variants.push_back({.cubin = current.cubin, .values = current.values, .model = model});
   result.state = State::kUpdated;
   result.message = fmt::format("recorded a new variant of this compilation: {} of {} (cubin SHA-256 {})",
                                known.size() + 1, known.size() + 1, current.cubin.substr(0, 16));

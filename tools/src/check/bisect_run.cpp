@@ -111,7 +111,7 @@ class StepRunner {
     if (command.is_null()) {
       // Configure went on past a kernel file it could not list: the
       // commit's kernel is broken, which is a skip with its reason.
-      TestId unlisted{o_.id.kernel, "unlisted", o_.id.arch};
+      TestId unlisted{.kernel = o_.id.kernel, .config = "unlisted", .arch = o_.id.arch};
       auto other = step({"ctest", "--test-dir", build_, "-R", ctest_regex(unlisted), "--show-only=json-v1"});
       nlohmann::json failing = other.ok() ? test_command(other.out, unlisted) : nlohmann::json();
       if (!failing.is_null()) {

@@ -161,7 +161,8 @@ ToolOutputs tool_outputs(const CheckOptions& o, const Metrics& m, const CompileS
   ResultCache cache(o.cache_dir);
   CacheKey key;
   if (cache.enabled())
-    key = compile_key(o.bytecode, dump, o.id.arch, CompileSetup{m.toolchain, m.flags, setup.process});
+    key = compile_key(o.bytecode, dump, o.id.arch,
+                      CompileSetup{.toolchain = m.toolchain, .flags = m.flags, .process = setup.process});
   Compiled compiled = compiled_outputs(o.tc, cache, key, o.bytecode, o.id.arch, o.prefix());
   result.cache = compiled.cache;
   if (compiled.cache == "hit") {
@@ -351,8 +352,11 @@ void remember_check(const std::string& prefix, const std::string& fingerprint, i
   std::string metrics = prefixed_file(prefix, FileKind::kMetrics);
   if (!fs::is_regular_file(metrics, ec)) return;
   result.erase("run");
-  save_memo(prefixed_file(prefix, FileKind::kMemo),
-            Memo{fingerprint, code, printed, std::move(result), sha256_hex(read_file(metrics))});
+  save_memo(prefixed_file(prefix, FileKind::kMemo), Memo{.fingerprint = fingerprint,
+                                                         .exit_code = code,
+                                                         .output = printed,
+                                                         .result = std::move(result),
+                                                         .metrics_sha256 = sha256_hex(read_file(metrics))});
 }
 
 }  // namespace

@@ -148,7 +148,8 @@ int run_history(const Args& args) {
     throw UsageError("history: no test matches --test '" + o.test + "'");
   }
   require_known_metrics(h, o);
-  HistoryView view{&h, shown_series(h, o, checks), join_revs(o.revs), o.commit_url};
+  HistoryView view{
+      .history = &h, .tests = shown_series(h, o, checks), .range = join_revs(o.revs), .commit_url = o.commit_url};
   std::cout << history_text(view);
   if (!o.json.empty()) write_file_atomic(o.json, history_json(view).dump(2) + "\n");
   if (!o.html.empty()) write_file_atomic(o.html, history_html(view));

@@ -157,8 +157,8 @@ std::optional<GitLogEntry> start_state(const std::string& repo, const GitLogEntr
   const std::string& parent = first.commit.parents.front();
   auto tree = git_tree(repo, parent, paths);
   if (tree.empty()) return std::nullopt;
-  GitLogEntry start{git_commit_info(repo, parent), {}};
-  for (const auto& [path, blob] : tree) start.changes.push_back({path, blob});
+  GitLogEntry start{.commit = git_commit_info(repo, parent), .changes = {}};
+  for (const auto& [path, blob] : tree) start.changes.push_back({.path = path, .blob = blob});
   return start;
 }
 

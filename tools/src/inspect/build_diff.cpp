@@ -163,8 +163,8 @@ std::vector<std::pair<std::string, std::int64_t>> opcode_moves(const Span& base,
 SpanDiff diff_span(std::string what, const Listing& base, Span b, const Listing& head, Span h, const DiffOptions& o) {
   SassTextOptions text{.mask_registers = o.ignore_registers};
   SpanDiff d{std::move(what), b, h, {}, {}, std::nullopt, {}, {}};
-  d.base_text = {instruction_texts(*b.function, b.first, b.last, text), span_notes(base, b)};
-  d.head_text = {instruction_texts(*h.function, h.first, h.last, text), span_notes(head, h)};
+  d.base_text = {.lines = instruction_texts(*b.function, b.first, b.last, text), .notes = span_notes(base, b)};
+  d.head_text = {.lines = instruction_texts(*h.function, h.first, h.last, text), .notes = span_notes(head, h)};
   d.script = diff_lines(d.base_text.lines, d.head_text.lines);
   if (d.script) {
     d.hunks = make_hunks(*d.script, o.context);

@@ -86,7 +86,8 @@ std::vector<TripDeclaration> Skeleton::trips(int cls) const {
     d.trips = cls < 0 ? loop.trips() : classes[static_cast<std::size_t>(cls)].trips(l);
     d.executions = cls < 0 ? loop.executions : classes[static_cast<std::size_t>(cls)].executions[l];
     d.parent_source = loop.parent;
-    for (const auto& at : loop.places) d.places.push_back(SourceLine{at.file, at.line, at.calls});
+    for (const auto& at : loop.places)
+      d.places.push_back(SourceLine{.file = at.file, .line = at.line, .calls = at.calls});
     out.push_back(std::move(d));
   }
   return out;

@@ -208,7 +208,7 @@ TestResult result_from_json(const nlohmann::json& j, const std::string& filename
       throw InputError(filename, 0, std::string("not a ") + kResultFormat + " file");
     }
     TestResult r;
-    r.id = {j.at("kernel"), j.at("config"), j.at("arch")};
+    r.id = {.kernel = j.at("kernel"), .config = j.at("config"), .arch = j.at("arch")};
     r.state = state_from_name(j.at("state"), filename);
     if (j.contains("compared")) r.compared = state_from_name(j.at("compared"), filename);
     if (r.state == State::kToolchainChanged && !r.compared) {
