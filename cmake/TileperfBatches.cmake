@@ -25,31 +25,21 @@ function(_tileperf_write_list file format)
   file(RENAME "${file}.tmp" "${file}")
 endfunction()
 
-# _tileperf_write_batches(): writes the batch lists of the records the
-#   registrations listed, once, when the project's configure is done
-#   (deferred by _tileperf_defer_batches).
-function(_tileperf_write_batches)
-  get_property(ids GLOBAL PROPERTY TILEPERF_DUMP_BATCH_IDS)
-  foreach(id IN LISTS ids)
-    get_property(records GLOBAL PROPERTY TILEPERF_DUMP_BATCH_RECORDS_${id})
-    _tileperf_work_path(list dump_batch "${id}")
-    _tileperf_write_list("${list}" tileperf-dump-batch/2 ${records})
-  endforeach()
-  get_property(records GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_RECORDS)
-  if(records)
-    _tileperf_work_path(list compile_batch)
-    _tileperf_write_list("${list}" tileperf-compile-batch/2 ${records})
+# _tileperf_add_to_list(<property> <file> <format> <record>): adds <record>
+#   to the batch list whose records the GLOBAL property <property> holds
+#   (once), and writes <file> with every record added so far. Properties
+#   start empty at each configure, so the first registration of a configure
+#   writes the list afresh, each further one rewrites it whole, and the last
+#   leaves it complete: the records of this configure's registrations, no
+#   earlier one's. A list whose text is unchanged is left alone.
+function(_tileperf_add_to_list property file format record)
+  get_property(records GLOBAL PROPERTY ${property})
+  if(record IN_LIST records)
+    return()
   endif()
-endfunction()
-
-# _tileperf_defer_batches(): has _tileperf_write_batches run at the end of
-#   the project's configure (once).
-function(_tileperf_defer_batches)
-  get_property(deferred GLOBAL PROPERTY TILEPERF_BATCHES_DEFERRED)
-  if(NOT deferred)
-    set_property(GLOBAL PROPERTY TILEPERF_BATCHES_DEFERRED TRUE)
-    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _tileperf_write_batches)
-  endif()
+  list(APPEND records "${record}")
+  set_property(GLOBAL PROPERTY ${property} "${records}")
+  _tileperf_write_list("${file}" "${format}" ${records})
 endfunction()
 
 # _tileperf_batch_dump(<group> <test> <pythonpath-list> <requires> <record>)
@@ -59,7 +49,8 @@ endfunction()
 #   file of the batch whose stamp is not current, before the dump tests run
 #   (they then find their stamps current). Its list,
 #   ${TILEPERF_WORK_DIR}/dump-batch.<group>.<n>.json, names each added
-#   <record>, whose `dump_batch` entries the batch exports. Sets <test>'s batch fixture
+#   <record>, whose `dump_batch` entries the batch exports (written as each
+#   is added: _tileperf_add_to_list). Sets <test>'s batch fixture
 #   in the caller's scope variable _tileperf_batch_fixture ("" when the
 #   export stays the test's own: a prerequisite the batch test, added in
 #   another folder, cannot be given).
@@ -78,16 +69,14 @@ function(_tileperf_batch_dump group test folders requires record)
   if(n GREATER 1)
     set(name "${name}.${n}")
   endif()
+  _tileperf_work_path(list dump_batch "${id}")
   get_property(dir GLOBAL PROPERTY TILEPERF_DUMP_BATCH_DIR_${id})
   if(dir AND requires AND NOT dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
     return()
   endif()
   if(NOT dir)
     set_property(GLOBAL PROPERTY TILEPERF_DUMP_BATCH_DIR_${id} "${CMAKE_CURRENT_SOURCE_DIR}")
-    set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_IDS "${id}")
-    _tileperf_defer_batches()
     _tileperf_python(python ${folders})
-    _tileperf_work_path(list dump_batch "${id}")
     _tileperf_work_path(run run)
     add_test(NAME "${name}"
       COMMAND ${python} "${TILEPERF_PYTHON_DIR}/tileperf_dump/run_dump.py" --batch "${list}" --run-file "${run}")
@@ -102,10 +91,7 @@ function(_tileperf_batch_dump group test folders requires record)
   if(requires)
     set_property(TEST "${name}" APPEND PROPERTY FIXTURES_REQUIRED "${requires}")
   endif()
-  get_property(records GLOBAL PROPERTY TILEPERF_DUMP_BATCH_RECORDS_${id})
-  if(NOT record IN_LIST records)
-    set_property(GLOBAL APPEND PROPERTY TILEPERF_DUMP_BATCH_RECORDS_${id} "${record}")
-  endif()
+  _tileperf_add_to_list(TILEPERF_DUMP_BATCH_RECORDS_${id} "${list}" tileperf-dump-batch/2 "${record}")
   set(_tileperf_batch_fixture "tileperf.dump.batch.${id}" PARENT_SCOPE)
 endfunction()
 
@@ -139,10 +125,11 @@ endfunction()
 
 # _tileperf_batch_compile(<fixture-var> <kernel> <record>)
 #   Adds a kernel's perf tests (the `compile_batch` entries of its record,
-#   which the batch list names) to the compile batch: the test compile.batch compiles, ahead of the checks,
-#   every configuration of the list the result cache lacks (tileiras in
-#   parallel, a few nvdisasm calls per architecture) and puts the tool output into
-#   the cache, where the checks find it. It is a fixture of every perf test,
+#   which the batch list ${TILEPERF_WORK_DIR}/compile-batch.json names,
+#   written as each is added) to the compile batch: the test compile.batch
+#   compiles, ahead of the checks, every configuration of the list the result
+#   cache lacks (tileiras in parallel, a few nvdisasm calls per architecture)
+#   and puts the tool output into the cache, where the checks find it. It is a fixture of every perf test,
 #   and compiles only for the tests the ctest that runs it selected (`ctest
 #   -R`, `-L sm_90`, one shard `-I k,,N`; see tools/src/toolchain/ctest_selection.h).
 #   Kernels registered in another folder than the first stay out of the
@@ -156,7 +143,6 @@ function(_tileperf_batch_compile out kernel record)
   endif()
   if(NOT dir)
     set_property(GLOBAL PROPERTY TILEPERF_COMPILE_BATCH_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    _tileperf_defer_batches()
     cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
     _tileperf_work_path(run run)
     add_test(NAME compile.batch COMMAND "$<TARGET_FILE:tileperf::tileperf>" batch --run-file "${run}")
@@ -164,6 +150,7 @@ function(_tileperf_batch_compile out kernel record)
       FIXTURES_SETUP tileperf.compile FIXTURES_REQUIRED "tileperf.toolchain;tileperf.run")
   endif()
   set_property(TEST compile.batch APPEND PROPERTY FIXTURES_REQUIRED "tileperf.dump.${kernel}")
-  set_property(GLOBAL APPEND PROPERTY TILEPERF_COMPILE_BATCH_RECORDS "${record}")
+  _tileperf_work_path(list compile_batch)
+  _tileperf_add_to_list(TILEPERF_COMPILE_BATCH_RECORDS "${list}" tileperf-compile-batch/2 "${record}")
   set(${out} tileperf.compile PARENT_SCOPE)
 endfunction()
