@@ -18,8 +18,8 @@ the kernel's own code it came from, with the traceback. So is an import
 that calls ``sys.exit`` or ``os._exit``, and one that has not returned
 after ``--timeout`` seconds (where it is then); one that crashes the
 interpreter leaves Python's traceback of the crash (faulthandler), and CMake
-names the file (TileperfKernelTests.cmake). Each ``--placeholder`` module (torch, say)
-is a placeholder module while the file is imported, and each
+names the file (cmake/TileperfManifest.cmake). Each ``--placeholder``
+module (torch, say) is a placeholder module while the file is imported, and each
 ``--bare-package`` (a library's package) is imported without running its
 ``__init__.py`` (see tileperf_dump.placeholders).
 """

@@ -26,7 +26,7 @@ struct BatchEntry {
 };
 
 // The entries of the batch list `file` (format tileperf-compile-batch/2,
-// which the CMake API writes at the end of configure): the `compile_batch`
+// which the CMake API writes at configure time): the `compile_batch`
 // entries of each registration record it names (<work>/<kernel>/configs.json),
 // in order; InputError naming the list or the record that is malformed or
 // cannot be read.
