@@ -245,7 +245,7 @@ ClassCost BlockCosts::cost_of(const BlockClass* cls) const {
   ClassCost c;
   throughput(per_block_, flows_, spec_, c.pipes, c.throughput, c.busiest);
   if (spills_to_l2_) c.spills = local_traffic(flows_);
-  if (in_.tileir && !in_.tileir->memory.empty()) {
+  if (counts_tiles(in_)) {
     tile_traffic(in_, cls, c.loads, c.stores);
   } else {
     sass_traffic(flows_, cluster_, c.loads, c.stores);

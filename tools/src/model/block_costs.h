@@ -26,6 +26,10 @@ using Pipes = std::map<std::string, double>;
 void add_pipes(const SassInstruction& insn, const CostModel& model, std::int64_t macs_hint, double weight,
                Pipes& pipes);
 
+// Whether the launch's memory traffic is counted in tiles (the TileIR's
+// loads and stores), else from the SASS's global loads and stores.
+inline bool counts_tiles(const LaunchInputs& in) { return in.tileir && !in.tileir->memory.empty(); }
+
 // How often each tile memory operation of in.tileir runs in one grid block:
 // as the skeleton counted it for the class `cls`, else the declared trips
 // of the `for` lines around it (the assumed count where none is declared).

@@ -8,9 +8,7 @@
 
 #include "model/block_costs.h"
 #include "model/block_schedule.h"
-#include "analysis/cost_model.h"
 #include "analysis/isa.h"
-#include "support/json_input.h"
 
 namespace tileperf {
 
@@ -139,7 +137,7 @@ Latencies replay_latencies(const LaunchInputs& in, LaunchEstimate& e, bool& spil
                     "{:.0f} KB of L1 beside their shared memory: spills come from L2",
                     in.spill_bytes, frames / 1024, e.resident, std::max(0.0, l1) / 1024));
   }
-  if (in.tileir && !in.tileir->memory.empty()) return latency;
+  if (counts_tiles(in)) return latency;
   e.notes.push_back(
       "no TileIR: memory traffic from the SASS's global loads and stores only (TMA copies not "
       "counted)");

@@ -20,7 +20,7 @@ std::map<std::string, double> line_amounts(const LaunchInputs& in, const LaunchE
                                            std::string& term) {
   std::map<std::string, double> amount;
   bool memory = e.limit == "dram" || e.limit == "l2";
-  if (memory && in.tileir && !in.tileir->memory.empty()) {
+  if (memory && counts_tiles(in)) {
     std::vector<double> runs = tile_memory_runs(in, nullptr);
     for (std::size_t k = 0; k < in.tileir->memory.size(); ++k) {
       const TileMemoryOp& m = in.tileir->memory[k];

@@ -6,8 +6,6 @@
 #include <filesystem>
 #include <optional>
 
-#include <fmt/format.h>
-
 #include "analysis/isa.h"
 #include "support/text.h"
 

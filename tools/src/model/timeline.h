@@ -32,8 +32,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "readers/line_table.h"
 #include "analysis/loops.h"
 #include "readers/sass.h"
@@ -61,7 +59,8 @@ struct Latencies {
 std::vector<std::pair<std::string, double*>> latency_fields(Latencies& l);
 bool set_latency(Latencies& l, const std::string& name, double value);
 
-// One instruction's issue in the replay, for the picture of a loop.
+// One instruction's issue in the replay, for the picture of a loop
+// (report/launch_picture.h draws it).
 struct IssueEvent {
   std::size_t instruction = 0;  // index in its function
   std::uint64_t address = 0;
