@@ -130,28 +130,19 @@ bool update_requested() {
 // replaces o.bytecode where it has its own).
 nlohmann::json read_dump_info(CheckOptions& o) { return read_dump_record(o.bytecode, o.dump_info, o.id.arch); }
 
-// The dump record's signature: what the configuration exported.
+// The dump record's signature: what the configuration exported (its type
+// checked by parse_dump_record, which read the record).
 std::map<std::string, std::string> signature_of(const nlohmann::json& dump, const std::string& file) {
   if (!dump.contains("signature")) {
     throw InputError(file, 0, "the dump record has no signature: re-run the dump step");
   }
-  try {
-    return dump.at("signature").get<std::map<std::string, std::string>>();
-  } catch (const nlohmann::json::exception&) {
-    throw InputError(file, 0, "signature: expected an object of strings");
-  }
+  return dump.at("signature").get<std::map<std::string, std::string>>();
 }
 
 // The dump record's library: the installed distribution the kernel's code
-// belongs to, and its version (none for a project's own kernel, and in a
-// record of an older dump step).
-std::map<std::string, std::string> library_of(const nlohmann::json& dump, const std::string& file) {
-  if (!dump.contains("library")) return {};
-  try {
-    return dump.at("library").get<std::map<std::string, std::string>>();
-  } catch (const nlohmann::json::exception&) {
-    throw InputError(file, 0, "library: expected an object of strings");
-  }
+// belongs to, and its version (none for a project's own kernel).
+std::map<std::string, std::string> library_of(const nlohmann::json& dump) {
+  return dump.value("library", std::map<std::string, std::string>{});
 }
 
 // What the tools make of the bytecode: from the result cache when it holds
@@ -198,7 +189,7 @@ Metrics measure(const CheckOptions& o, const ToolchainRecord& tools, const nlohm
   m.flags = setup.flags;
   m.signature = signature_of(dump, o.dump_info);
   m.generator = std::string("tileperf ") + TILEPERF_VERSION;
-  m.library = library_of(dump, o.dump_info);
+  m.library = library_of(dump);
   m.model = kModelVersion;
   result.library = m.library;
 
